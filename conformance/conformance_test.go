@@ -17,10 +17,10 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 	want := map[string]int{
-		"canonical": 11, // 9 vectors + 2 must-fail
-		"jcs":       9,  // simpleString has no expected output upstream
-		"narrowing": 28,
-		"signature": 4, // 3 vectors + the test key refused outside conformance
+		"canonical":                11, // 9 vectors + 2 must-fail
+		"jcs":                      9,  // simpleString has no expected output upstream
+		"narrowing":                28,
+		"signature":                4, // 3 vectors + the test key refused outside conformance
 		"fixtures/invalid-by-rule": 4,
 	}
 	for sec, n := range want {

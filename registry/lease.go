@@ -7,7 +7,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -250,32 +252,93 @@ func (p Problem) String() string {
 // Expiry is not a verification failure — an expired lease is a genuine
 // record that opens nothing — so the gate checks it, not this.
 func VerifyLease(lease any, key Key) []Problem {
+	return (*Verifier)(nil).Verify(lease, key)
+}
+
+// Verifier verifies leases and remembers which exact leases (by the
+// SHA-256 of their canonical bytes) already passed schema validation, the
+// expensive step, so that a service re-checking the same lease on every
+// gate pays for hashing and the HMAC only. Any change to a lease changes
+// its canonical bytes and misses the cache. The zero value is ready; a nil
+// *Verifier never caches.
+type Verifier struct {
+	mu    sync.Mutex
+	valid map[string]struct{}
+}
+
+// maxVerified bounds the cache; when full it is simply cleared.
+const maxVerified = 1 << 14
+
+// Verify is VerifyLease with the cache.
+func (v *Verifier) Verify(lease any, key Key) []Problem {
+	m, isObj := lease.(map[string]any)
 	var probs []Problem
-	errs, err := schemas.Validate(schemas.Lease, lease)
-	if err != nil {
-		return []Problem{{Check: "schema", Message: err.Error()}}
-	}
-	for _, e := range errs {
-		probs = append(probs, Problem{Check: "schema", Path: e.Path, Message: e.Keyword + ": " + e.Message})
-	}
-	m, ok := lease.(map[string]any)
-	if !ok {
-		return probs
-	}
-	probs = append(probs, CheckLeaseRules(m)...)
-	sig, _ := m["signature"].(string)
-	want, err := key.Sign(m)
-	switch {
-	case err != nil:
-		probs = append(probs, Problem{Check: "signature", Path: "", Message: "cannot compute canonical bytes: " + err.Error()})
-	case !hmac.Equal([]byte(sig), []byte(want)):
-		msg := "signature does not match the canonical bytes under this key"
-		if fp, _ := m["key_fingerprint"].(string); fp != "" && fp != key.Fingerprint() {
-			msg += fmt.Sprintf(" (lease names key %s, this key is %s)", fp, key.Fingerprint())
+	var cacheKey string
+	if isObj {
+		unsigned := make(map[string]any, len(m))
+		for name, x := range m {
+			if name != "signature" {
+				unsigned[name] = x
+			}
 		}
-		probs = append(probs, Problem{Check: "signature", Path: "/signature", Message: msg})
+		c, err := schemas.Canonical(unsigned)
+		if err != nil {
+			probs = append(probs, Problem{Check: "signature", Message: "cannot compute canonical bytes: " + err.Error()})
+		} else {
+			sig, _ := m["signature"].(string)
+			if !hmac.Equal([]byte(sig), []byte(key.MAC(c))) {
+				msg := "signature does not match the canonical bytes under this key"
+				if fp, _ := m["key_fingerprint"].(string); fp != "" && fp != key.Fingerprint() {
+					msg += fmt.Sprintf(" (lease names key %s, this key is %s)", fp, key.Fingerprint())
+				}
+				probs = append(probs, Problem{Check: "signature", Path: "/signature", Message: msg})
+			}
+			cacheKey = schemas.SHA256Hex(c) + sig
+		}
 	}
+	if !v.known(cacheKey) {
+		errs, err := schemas.Validate(schemas.Lease, lease)
+		if err != nil {
+			return append(probs, Problem{Check: "schema", Message: err.Error()})
+		}
+		for _, e := range errs {
+			probs = append(probs, Problem{Check: "schema", Path: e.Path, Message: e.Keyword + ": " + e.Message})
+		}
+		if len(errs) == 0 {
+			v.remember(cacheKey)
+		}
+	}
+	if isObj {
+		probs = append(probs, CheckLeaseRules(m)...)
+	}
+	sort.SliceStable(probs, func(i, j int) bool { return checkOrder(probs[i].Check) < checkOrder(probs[j].Check) })
 	return probs
+}
+
+func checkOrder(c string) int {
+	return strings.Index("schema signature L1 L2 L3", c)
+}
+
+func (v *Verifier) known(k string) bool {
+	if v == nil || k == "" {
+		return false
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	_, ok := v.valid[k]
+	return ok
+}
+
+func (v *Verifier) remember(k string) {
+	if v == nil || k == "" {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.valid == nil || len(v.valid) >= maxVerified {
+		v.valid = map[string]struct{}{}
+	}
+	v.valid[k] = struct{}{}
 }
 
 // CheckLeaseRules applies the rules a schema cannot state: L1 (expires_at

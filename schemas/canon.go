@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -193,22 +194,30 @@ func writeFloat(b *bytes.Buffer, f float64) error {
 	return nil
 }
 
-// writeNumberLiteral canonicalises a number as written in JSON text. A
-// plain integer within the safe range is emitted exactly; every other form
-// goes through the ECMAScript formatter RFC 8785 names, except an integer
-// literal beyond the safe range, which is refused rather than rounded.
+// writeNumberLiteral canonicalises a number as written in JSON text,
+// through the ECMAScript formatter RFC 8785 names. An integer literal that
+// a double cannot hold exactly (beyond 2^53, such as 9007199254740993) is
+// refused rather than silently rounded: the signed bytes would name a
+// different number from the one written.
 func writeNumberLiteral(b *bytes.Buffer, lit string) error {
 	if isIntegerLiteral(lit) {
-		n, err := strconv.ParseInt(lit, 10, 64)
-		if err != nil || n > MaxSafeInteger || n < -MaxSafeInteger {
-			return canonErr("integer %s is beyond ±(2^53-1) and cannot be canonicalised exactly", lit)
-		}
-		if n == 0 {
-			b.WriteByte('0') // "-0" canonicalises to 0
+		if n, err := strconv.ParseInt(lit, 10, 64); err == nil && n <= MaxSafeInteger && n >= -MaxSafeInteger {
+			if n == 0 {
+				b.WriteByte('0') // "-0" canonicalises to 0
+				return nil
+			}
+			b.WriteString(strconv.FormatInt(n, 10))
 			return nil
 		}
-		b.WriteString(strconv.FormatInt(n, 10))
-		return nil
+		exact, ok := new(big.Int).SetString(lit, 10)
+		f, _ := strconv.ParseFloat(lit, 64)
+		if !ok || math.IsInf(f, 0) {
+			return canonErr("integer %s is outside the IEEE 754 double range", lit)
+		}
+		if back, _ := big.NewFloat(f).Int(nil); back.Cmp(exact) != 0 {
+			return canonErr("integer %s is beyond 2^53-1 and not exactly representable; it cannot be canonicalised without changing it", lit)
+		}
+		return writeFloat(b, f)
 	}
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil {

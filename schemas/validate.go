@@ -207,8 +207,11 @@ func flatten(instance any, root *jsonschema.ValidationError) []Error {
 			add(Error{Path: pointer(e.InstanceLocation), Keyword: kw[len(kw)-1],
 				Message: "matches none of the allowed forms: " + leafMessages(e)})
 		case *kind.Not:
-			add(Error{Path: pointer(e.InstanceLocation), Keyword: "not",
-				Message: "must not match " + describeSchema(e.SchemaURL)})
+			msg := "must not match " + describeSchema(e.SchemaURL)
+			if s, ok := resolveTokens(instance, e.InstanceLocation).(string); ok {
+				msg = fmt.Sprintf("%q %s", s, msg)
+			}
+			add(Error{Path: pointer(e.InstanceLocation), Keyword: "not", Message: msg})
 			return
 		}
 		if len(e.Causes) > 0 {
@@ -288,7 +291,13 @@ func describeSchema(url string) string {
 		return "the forbidden form"
 	}
 	sub := resolvePointer(doc, url[i+1:])
+	if m, ok := sub.(map[string]any); ok && m["not"] != nil {
+		sub = m["not"]
+	}
 	if m, ok := sub.(map[string]any); ok {
+		if p, ok := m["pattern"].(string); ok && len(m) <= 2 {
+			return "the forbidden pattern " + p
+		}
 		if d, ok := m["description"].(string); ok && d != "" {
 			return d
 		}
