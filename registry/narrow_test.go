@@ -217,7 +217,7 @@ func TestGrantContainedInParent(t *testing.T) {
 		}
 		return true
 	}
-	if err := quick.Check(prop, &quick.Config{MaxCount: 3000}); err != nil {
+	if err := quick.Check(prop, &quick.Config{MaxCount: 1000}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -52,6 +52,16 @@ func init() {
 		"narrow":      {"narrow a declared manifest against a parent grant (SPEC §5)", runNarrow},
 		"verify":      {"verify a signed lease: schema, signature, rules L1 and L2", runVerify},
 		"conformance": {"run the Agent Lease conformance corpus and print the report", runConformance},
+		"init":        {"create .leasedeck/ (policy, agents, key, journal, operator token)", runInit},
+		"serve":       {"run the registry headless on .leasedeck/registry.sock", runServe},
+		"status":      {"show the running registry's status", runStatus},
+		"issue":       {"present a manifest to the registry (optionally under --parent)", runIssue},
+		"leases":      {"list leases and refusals", runLeases},
+		"check":       {"dry-run the gate for a tool call (0 allow, 3 deny, 5 a human must decide)", runCheck},
+		"revoke":      {"revoke a lease and its whole subtree", runRevoke},
+		"approvals":   {"list pending approval requests", runApprovals},
+		"approve":     {"approve a pending request (--for-lease to remember it)", runDecide("approve")},
+		"deny":        {"deny a pending request with a reason", runDecide("deny")},
 		"help":        {"show this help", nil},
 	}
 }

@@ -1,0 +1,497 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/leasedeck/leasedeck/journal"
+	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/schemas"
+	"github.com/leasedeck/leasedeck/workspace"
+)
+
+// workspaceFlag adds --workspace to a flag set.
+func workspaceFlag(fs *flag.FlagSet) *string {
+	return fs.String("workspace", "", "workspace directory (default: nearest .leasedeck/ upward, or $LEASEDECK_WORKSPACE)")
+}
+
+func findWorkspace(flagValue string, e *env) (workspace.Workspace, bool) {
+	cwd, _ := os.Getwd()
+	w, err := workspace.Find(flagValue, cwd)
+	if err != nil {
+		e.errorf("%v", err)
+		return w, false
+	}
+	return w, true
+}
+
+// runInit: leasedeck init [DIR]
+func runInit(args []string, e *env) int {
+	fs := flag.NewFlagSet("init", flag.ContinueOnError)
+	pos, ok := parseFlags(fs, args, e)
+	if !ok || len(pos) > 1 {
+		if ok {
+			e.errorf("usage: leasedeck init [DIR]")
+		}
+		return exitUsage
+	}
+	dir := "."
+	if len(pos) == 1 {
+		dir = pos[0]
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		e.errorf("cannot initialise %s: not a directory", dir)
+		return exitInvalid
+	}
+	res, err := workspace.Init(dir)
+	if err != nil {
+		e.errorf("init: %v", err)
+		return exitInvalid
+	}
+	fmt.Fprintf(e.stdout, "workspace %s\n", res.Workspace.Dir())
+	for _, p := range res.Created {
+		fmt.Fprintf(e.stdout, "  created %s\n", p)
+	}
+	for _, p := range res.Kept {
+		fmt.Fprintf(e.stdout, "  kept    %s\n", p)
+	}
+	fmt.Fprintf(e.stdout, "operator token: %s (0600, outside the workspace)\n", res.TokenPath)
+	return exitOK
+}
+
+// openService loads a workspace's settings and key and opens the registry.
+func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Settings, string, int) {
+	settings, err := w.LoadSettings()
+	if err != nil {
+		e.errorf("policy refused: %v", err)
+		return nil, settings, "", exitInvalid
+	}
+	key, err := w.LoadKey()
+	if err != nil {
+		e.errorf("%v", err)
+		return nil, settings, "", exitInvalid
+	}
+	token, err := w.EnsureToken()
+	if err != nil {
+		e.errorf("operator token: %v", err)
+		return nil, settings, "", exitInvalid
+	}
+	svc, err := registry.Open(registry.Config{
+		Workspace: w.Root, JournalDir: w.JournalDir(), LockPath: w.LockPath(), Key: key,
+		Root: settings.Root, DefaultLifetime: settings.DefaultLifetime, ApprovalTimeout: settings.ApprovalTimeout,
+	})
+	if err != nil {
+		var locked *journal.LockedError
+		if errors.As(err, &locked) {
+			e.errorf("another registry already runs in this workspace: %v", err)
+		} else {
+			e.errorf("cannot start the registry: %v", err)
+		}
+		return nil, settings, "", exitInvalid
+	}
+	return svc, settings, token, exitOK
+}
+
+// runServe: leasedeck serve
+func runServe(args []string, e *env) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	ws := workspaceFlag(fs)
+	pos, ok := parseFlags(fs, args, e)
+	if !ok || len(pos) != 0 {
+		if ok {
+			e.errorf("usage: leasedeck serve [--workspace DIR]")
+		}
+		return exitUsage
+	}
+	cwd, _ := os.Getwd()
+	w, err := workspace.Find(*ws, cwd)
+	if errors.Is(err, workspace.ErrNotFound) {
+		res, ierr := workspace.Init(cwd)
+		if ierr != nil {
+			e.errorf("init: %v", ierr)
+			return exitInvalid
+		}
+		w = res.Workspace
+		fmt.Fprintf(e.stderr, "leasedeck: created workspace %s\n", w.Dir())
+	} else if err != nil {
+		e.errorf("%v", err)
+		return exitInvalid
+	}
+	svc, _, token, code := openService(w, e)
+	if svc == nil {
+		return code
+	}
+	defer svc.Close()
+	l, err := registry.Listen(w.SocketPath())
+	if err != nil {
+		e.errorf("cannot listen on %s: %v", w.SocketPath(), err)
+		return exitInvalid
+	}
+	defer os.Remove(w.SocketPath())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	h := registry.NewHandler(svc, token)
+	fmt.Fprintf(e.stderr, "leasedeck: registry serving %s on %s (pid %d)\n", w.Root, w.SocketPath(), os.Getpid())
+	if herr := svc.Health(); herr != nil {
+		fmt.Fprintf(e.stderr, "leasedeck: WARNING: %v\n", herr)
+	}
+	if err := h.Serve(ctx, l); err != nil {
+		e.errorf("serve: %v", err)
+		return exitInvalid
+	}
+	fmt.Fprintln(e.stderr, "leasedeck: registry stopped")
+	return exitOK
+}
+
+// dialWorkspace connects to the workspace's registry, with the operator
+// token when one is readable. Unreachable → exit 4 with how to start it.
+func dialWorkspace(flagValue string, e *env) (*registry.Client, workspace.Workspace, int) {
+	w, ok := findWorkspace(flagValue, e)
+	if !ok {
+		return nil, w, exitInvalid
+	}
+	c, err := registry.Dial(w.SocketPath(), 2*time.Second)
+	if err != nil {
+		e.errorf("no registry is running in %s (%v); start one with 'leasedeck serve' or 'leasedeck'", w.Root, err)
+		return nil, w, exitUnreachable
+	}
+	if t, err := w.LoadToken(); err == nil {
+		c.Token = t
+	}
+	return c, w, exitOK
+}
+
+// callExit maps a client error to an exit code and prints it.
+func callExit(err error, e *env) int {
+	var re *registry.RemoteError
+	switch {
+	case errors.As(err, &re):
+		e.errorf("%s", re.Message)
+		switch re.Code {
+		case registry.CodeNotAllowed, registry.CodeUnauthorized, registry.CodeClosed, registry.CodeAlreadyDecided, registry.CodeJournalUnavailable:
+			return exitRefused
+		}
+		return exitInvalid
+	case errors.Is(err, registry.ErrUnreachable):
+		e.errorf("%v; start one with 'leasedeck serve' or 'leasedeck'", err)
+		return exitUnreachable
+	}
+	e.errorf("%v", err)
+	return exitInvalid
+}
+
+// runIssue: leasedeck issue MANIFEST [--parent ID] [--json]
+func runIssue(args []string, e *env) int {
+	fs := flag.NewFlagSet("issue", flag.ContinueOnError)
+	ws := workspaceFlag(fs)
+	parent := fs.String("parent", "", "issue as a child of this lease")
+	pos, ok := parseFlags(fs, args, e)
+	if !ok || len(pos) != 1 {
+		if ok {
+			e.errorf("usage: leasedeck issue MANIFEST.json|- [--parent LEASE_ID]")
+		}
+		return exitUsage
+	}
+	data, label, err := readInput(pos[0], e)
+	if err != nil {
+		e.errorf("%v", err)
+		return exitInvalid
+	}
+	man, err := schemas.ParseJSON(data)
+	if err != nil {
+		e.errorf("%s: %v", label, err)
+		return exitInvalid
+	}
+	c, _, code := dialWorkspace(*ws, e)
+	if c == nil {
+		return code
+	}
+	defer c.Close()
+	var res registry.IssueResult
+	if err := c.Call(map[string]any{"op": "issue", "manifest": json.RawMessage(data), "parent": *parent}, &res); err != nil {
+		return callExit(err, e)
+	}
+	_ = man
+	if res.Status != registry.Granted {
+		out, _ := schemas.Pretty(map[string]any{"lease_id": res.LeaseID, "refusals": anyStrings(res.Refusals), "reason": res.Reason})
+		e.stdout.Write(out)
+		for _, r := range res.Refusals {
+			if r == "runtime_error:invalid_manifest" {
+				return exitInvalid
+			}
+		}
+		return exitRefused
+	}
+	out, err := schemas.Pretty(res.Lease)
+	if err != nil {
+		e.errorf("%v", err)
+		return exitInvalid
+	}
+	e.stdout.Write(out)
+	return exitOK
+}
+
+// runLeases: leasedeck leases [--json]
+func runLeases(args []string, e *env) int {
+	fs := flag.NewFlagSet("leases", flag.ContinueOnError)
+	ws := workspaceFlag(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, ok := parseFlags(fs, args, e)
+	if !ok || len(pos) != 0 {
+		if ok {
+			e.errorf("usage: leasedeck leases [--json]")
+		}
+		return exitUsage
+	}
+	c, _, code := dialWorkspace(*ws, e)
+	if c == nil {
+		return code
+	}
+	defer c.Close()
+	var res struct {
+		Leases []registry.LeaseView `json:"leases"`
+	}
+	if err := c.Call(map[string]any{"op": "leases"}, &res); err != nil {
+		return callExit(err, e)
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(res.Leases, "", "  ")
+		fmt.Fprintln(e.stdout, string(b))
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LEASE\tPARENT\tSTATUS\tAGENT\tPURPOSE\tSTEPS\tCHILDREN\tEXPIRES\tREASON")
+	for _, l := range res.Leases {
+		steps := "-"
+		if v, ok := l.Remaining["steps"]; ok {
+			steps = fmt.Sprint(v)
+		}
+		children := fmt.Sprintf("%d/%v", l.LiveChildren, orDash(l.Budget["fan_out"]))
+		reason := l.Reason
+		if len(l.Refusals) > 0 {
+			reason = strings.Join(l.Refusals, ",") + " " + reason
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(l.ID), short(l.ParentID), l.Status, clip(l.Agent, 24),
+			clip(l.Purpose, 40), steps, children, l.ExpiresAt, clip(reason, 60))
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func orDash(v any) any {
+	if v == nil {
+		return "-"
+	}
+	return v
+}
+
+func short(id string) string {
+	if id == "" {
+		return "-"
+	}
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// runCheck: leasedeck check --lease ID --tool NAME [--input JSON]
+func runCheck(args []string, e *env) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	ws := workspaceFlag(fs)
+	lease := fs.String("lease", "", "lease id")
+	tool := fs.String("tool", "", "tool name, in the gate's vocabulary (Bash, Write, Read, WebFetch, …)")
+	input := fs.String("input", "", "the tool input as a JSON object, e.g. '{\"command\":\"git status\"}'")
+	pos, ok := parseFlags(fs, args, e)
+	if !ok || len(pos) != 0 || *lease == "" || *tool == "" {
+		if ok {
+			e.errorf("usage: leasedeck check --lease ID --tool NAME [--input JSON]")
+		}
+		return exitUsage
+	}
+	req := map[string]any{"op": "check", "lease_id": *lease, "tool": *tool}
+	if *input != "" {
+		v, err := schemas.ParseJSON([]byte(*input))
+		if err != nil {
+			e.errorf("--input: %v", err)
+			return exitInvalid
+		}
+		if _, isObj := v.(map[string]any); !isObj {
+			e.errorf("--input must be a JSON object (the tool input)")
+			return exitInvalid
+		}
+		req["input"] = json.RawMessage(*input)
+	}
+	c, _, code := dialWorkspace(*ws, e)
+	if c == nil {
+		return code
+	}
+	defer c.Close()
+	var ans registry.GateAnswer
+	if err := c.Call(req, &ans); err != nil {
+		return callExit(err, e)
+	}
+	fmt.Fprintf(e.stdout, "%s: %s\n", ans.Verdict, ans.Reason)
+	switch ans.Verdict {
+	case registry.VerdictAllow:
+		return exitOK
+	case registry.VerdictAsk:
+		return exitHuman
+	}
+	return exitRefused
+}
+
+// runRevoke: leasedeck revoke ID --reason TEXT [--by ANCESTOR]
+func runRevoke(args []string, e *env) int {
+	fs := flag.NewFlagSet("revoke", flag.ContinueOnError)
+	ws := workspaceFlag(fs)
+	reason := fs.String("reason", "", "why (recorded in every revoked line)")
+	by := fs.String("by", "", "revoke in the name of this ancestor lease (default: the issuer)")
+	pos, ok := parseFlags(fs, args, e)
+	if !ok || len(pos) != 1 || strings.TrimSpace(*reason) == "" {
+		if ok {
+			e.errorf("usage: leasedeck revoke LEASE_ID --reason TEXT [--by ANCESTOR_ID]")
+		}
+		return exitUsage
+	}
+	c, _, code := dialWorkspace(*ws, e)
+	if c == nil {
+		return code
+	}
+	defer c.Close()
+	var res registry.RevokeResult
+	if err := c.Call(map[string]any{"op": "revoke", "lease_id": pos[0], "reason": *reason, "by": *by}, &res); err != nil {
+		return callExit(err, e)
+	}
+	fmt.Fprintf(e.stdout, "revoked %d lease(s):\n", len(res.Revoked))
+	for _, id := range res.Revoked {
+		fmt.Fprintf(e.stdout, "  %s\n", id)
+	}
+	return exitOK
+}
+
+// runApprovals: leasedeck approvals [--json]
+func runApprovals(args []string, e *env) int {
+	fs := flag.NewFlagSet("approvals", flag.ContinueOnError)
+	ws := workspaceFlag(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, ok := parseFlags(fs, args, e)
+	if !ok || len(pos) != 0 {
+		if ok {
+			e.errorf("usage: leasedeck approvals [--json]")
+		}
+		return exitUsage
+	}
+	c, _, code := dialWorkspace(*ws, e)
+	if c == nil {
+		return code
+	}
+	defer c.Close()
+	var res struct {
+		Pending []registry.ApprovalView `json:"pending"`
+	}
+	if err := c.Call(map[string]any{"op": "approvals"}, &res); err != nil {
+		return callExit(err, e)
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(res.Pending, "", "  ")
+		fmt.Fprintln(e.stdout, string(b))
+		return exitOK
+	}
+	if len(res.Pending) == 0 {
+		fmt.Fprintln(e.stdout, "no pending approvals")
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "APPROVAL\tLEASE\tCLIENT\tTOOL\tNEEDS\tDEADLINE\tSUMMARY")
+	for _, a := range res.Pending {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, short(a.LeaseID), a.Client, a.Tool, strings.Join(a.Names, ","), a.Deadline, clip(a.Summary, 70))
+	}
+	tw.Flush()
+	return exitOK
+}
+
+// runDecide: leasedeck approve ID [--for-lease] | leasedeck deny ID --reason TEXT
+func runDecide(outcome string) func(args []string, e *env) int {
+	return func(args []string, e *env) int {
+		fs := flag.NewFlagSet(outcome, flag.ContinueOnError)
+		ws := workspaceFlag(fs)
+		forLease := false
+		reason := ""
+		if outcome == "approve" {
+			fs.BoolVar(&forLease, "for-lease", false, "remember the approval for the rest of the lease")
+		} else {
+			fs.StringVar(&reason, "reason", "", "why (shown to the agent)")
+		}
+		pos, ok := parseFlags(fs, args, e)
+		if !ok || len(pos) != 1 || (outcome == "deny" && strings.TrimSpace(reason) == "") {
+			if ok {
+				if outcome == "approve" {
+					e.errorf("usage: leasedeck approve APPROVAL_ID [--for-lease]")
+				} else {
+					e.errorf("usage: leasedeck deny APPROVAL_ID --reason TEXT")
+				}
+			}
+			return exitUsage
+		}
+		c, _, code := dialWorkspace(*ws, e)
+		if c == nil {
+			return code
+		}
+		defer c.Close()
+		req := map[string]any{"op": "decide", "approval_id": pos[0], "reason": reason, "by": "operator"}
+		if outcome == "approve" {
+			req["outcome"], req["scope"] = "approved", "once"
+			if forLease {
+				req["scope"] = "lease"
+			}
+		} else {
+			req["outcome"] = "denied"
+		}
+		if err := c.Call(req, nil); err != nil {
+			return callExit(err, e)
+		}
+		fmt.Fprintf(e.stdout, "%s %s\n", map[string]string{"approve": "approved", "deny": "denied"}[outcome], pos[0])
+		return exitOK
+	}
+}
+
+// runStatus: leasedeck status
+func runStatus(args []string, e *env) int {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	ws := workspaceFlag(fs)
+	pos, ok := parseFlags(fs, args, e)
+	if !ok || len(pos) != 0 {
+		return exitUsage
+	}
+	c, _, code := dialWorkspace(*ws, e)
+	if c == nil {
+		return code
+	}
+	defer c.Close()
+	var st map[string]any
+	if err := c.Call(map[string]any{"op": "status"}, &st); err != nil {
+		return callExit(err, e)
+	}
+	b, _ := json.MarshalIndent(st, "", "  ")
+	fmt.Fprintln(e.stdout, string(b))
+	return exitOK
+}
+

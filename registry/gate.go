@@ -1,0 +1,194 @@
+package registry
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/leasedeck/leasedeck/registry/resources"
+)
+
+// Verdict is the gate's answer for one tool call.
+type Verdict string
+
+// Verdicts. Allow lets the call run; Deny refuses this call (the lease
+// can go on); Block refuses because the lease cannot act at all any more
+// (revoked, expired, budget spent); Ask means a human must decide first.
+const (
+	VerdictAllow Verdict = "allow"
+	VerdictDeny  Verdict = "deny"
+	VerdictBlock Verdict = "block"
+	VerdictAsk   Verdict = "ask"
+)
+
+// ToolCall is one call presented to the gate, in the gate's tool
+// vocabulary (Claude Code's; adapters translate other clients' tools).
+type ToolCall struct {
+	Tool  string
+	Input map[string]any
+}
+
+// GateResult is a decision with its reason, the approval names that
+// matched (for Ask), and the resources the call was found to touch.
+type GateResult struct {
+	Verdict   Verdict
+	Reason    string
+	Approvals []string // approval names that matched, for Ask
+	Use       resources.Use
+}
+
+// toolAliases are names that mean the same tool in the vocabulary.
+var toolAliases = map[string]string{"Task": "Agent", "Agent": "Task"}
+
+// Decide runs the gate of DESIGN.md for one call under one lease, against
+// the folded state, without changing anything: live lease and chain →
+// tool allowed → resources derived (what cannot be parsed is refused) →
+// any resource matching a deny entry refuses → paths inside the
+// workspace and inside allowed globs → hosts → executables → budget left
+// on the chain → approvals. covered reports whether a remembered grant
+// covers a set of approval names for this lease.
+func Decide(s *State, workspace, leaseID string, call ToolCall, now time.Time, covered func(leaseID string, names []string) bool) GateResult {
+	if ok, why := s.Live(leaseID, now); !ok {
+		return GateResult{Verdict: VerdictBlock, Reason: why}
+	}
+	g := s.Leases[leaseID].Granted
+	if !contains(g.Allow.Tools, call.Tool) && !contains(g.Allow.Tools, toolAliases[call.Tool]) {
+		return GateResult{Verdict: VerdictDeny, Reason: fmt.Sprintf("tool %s is not in allow.tools (%s)", call.Tool, listOrNone(g.Allow.Tools))}
+	}
+	use, err := resources.FromToolCall(workspace, call.Tool, call.Input)
+	if err != nil {
+		return GateResult{Verdict: VerdictDeny, Reason: "cannot tell what the call touches, so it is refused: " + err.Error()}
+	}
+	res := GateResult{Use: use}
+	deny := func(format string, args ...any) GateResult {
+		res.Verdict, res.Reason = VerdictDeny, fmt.Sprintf(format, args...)
+		return res
+	}
+
+	// Program text the gate cannot see (`curl x | sh`, `sh -c "$X"`) could
+	// run anything, so it is refused whatever the lists say.
+	if use.PipesIntoInterpreter {
+		return deny("the command feeds text the gate cannot see into an interpreter (e.g. curl … | sh), so it is refused")
+	}
+
+	// Deny beats allow: check every resource against the deny lists first.
+	for _, exe := range use.Executables {
+		if contains(g.Deny.Commands, exe) {
+			return deny("command %s is denied (deny.commands)", exe)
+		}
+	}
+	paths := append(append([]resources.PathRef{}, use.Reads...), use.Writes...)
+	for _, p := range paths {
+		for _, pat := range g.Deny.Paths {
+			if resources.MatchDenyPath(pat, p) {
+				return deny("path %s is denied by %s (deny.paths)", displayPath(p), pat)
+			}
+		}
+	}
+	for _, h := range use.Hosts {
+		for _, pat := range g.Deny.Hosts {
+			if resources.HostContains(pat, h) {
+				return deny("host %s is denied by %s (deny.hosts)", h, pat)
+			}
+		}
+	}
+
+	// Allow: every path inside the workspace and inside an allowed glob.
+	for _, p := range use.Writes {
+		if !p.Inside {
+			return deny("write to %s escapes the workspace", displayPath(p))
+		}
+		if !matchAny(g.Allow.WritePaths, p.Rel) {
+			return deny("write to %s is outside allow.write_paths (%s)", p.Rel, listOrNone(g.Allow.WritePaths))
+		}
+	}
+	for _, p := range use.Reads {
+		if !p.Inside {
+			return deny("read of %s escapes the workspace", displayPath(p))
+		}
+		// Write access implies read access to the same paths.
+		if !matchAny(g.Allow.ReadPaths, p.Rel) && !matchAny(g.Allow.WritePaths, p.Rel) {
+			return deny("read of %s is outside allow.read_paths (%s)", p.Rel, listOrNone(g.Allow.ReadPaths))
+		}
+	}
+	for _, h := range use.Hosts {
+		ok := false
+		for _, pat := range g.Allow.Hosts {
+			if resources.HostContains(pat, h) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return deny("host %s is not in allow.hosts (%s)", h, listOrNone(g.Allow.Hosts))
+		}
+	}
+	for _, exe := range use.Executables {
+		if !contains(g.Allow.Commands, exe) {
+			return deny("command %s is not in allow.commands (%s)", exe, listOrNone(g.Allow.Commands))
+		}
+	}
+
+	// Budget left on the whole chain.
+	rem := s.Remaining(leaseID, now)
+	for _, f := range []BudgetField{Steps, Tokens, CostUSD} {
+		if v, ok := rem.Get(f); ok && v <= 0 {
+			res.Verdict, res.Reason = VerdictBlock, fmt.Sprintf("budget %s is spent on this lease's chain", f)
+			return res
+		}
+	}
+
+	// A human decides when an approval name matches, unless a remembered
+	// grant for this lease already covers it.
+	names := []string{call.Tool}
+	for _, exe := range use.Executables {
+		names = append(names, "command:"+exe)
+	}
+	for _, h := range use.Hosts {
+		names = append(names, "host:"+h)
+	}
+	var matched []string
+	for _, n := range names {
+		if contains(g.Approvals, n) && !contains(matched, n) {
+			matched = append(matched, n)
+		}
+	}
+	sort.Strings(matched)
+	if len(matched) > 0 && (covered == nil || !covered(leaseID, matched)) {
+		res.Verdict, res.Approvals = VerdictAsk, matched
+		res.Reason = "a human must approve: " + strings.Join(matched, ", ") + " (approvals)"
+		return res
+	}
+	res.Verdict, res.Reason = VerdictAllow, "within the lease"
+	return res
+}
+
+func matchAny(globs []string, rel string) bool {
+	for _, g := range globs {
+		if resources.MatchGlob(g, rel) {
+			return true
+		}
+	}
+	return false
+}
+
+func displayPath(p resources.PathRef) string {
+	switch {
+	case p.Inside:
+		return p.Rel
+	case p.Home != "":
+		return p.Home
+	}
+	return p.Abs
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	if len(s) > 6 {
+		return strings.Join(s[:6], ", ") + ", …"
+	}
+	return strings.Join(s, ", ")
+}

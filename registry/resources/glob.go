@@ -1,0 +1,120 @@
+package resources
+
+import (
+	"path"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// MatchGlob reports whether the workspace-relative slash path rel (as in
+// PathRef.Rel) matches the workspace-relative glob pattern, with doublestar
+// semantics: * and ? stay within one segment, ** spans any number of
+// segments, "dir/**" matches dir itself and everything below it, and "**"
+// matches everything. "." (the workspace itself) is matched only by "**" and
+// ".". A "." segment in the pattern is ignored ("./src/**" is "src/**").
+//
+// MatchGlob is for granting: an empty rel (a path outside the workspace), an
+// invalid pattern or a pattern with a ".." segment matches nothing.
+func MatchGlob(pattern, rel string) bool {
+	m, valid := matchRel(pattern, rel)
+	return valid && m
+}
+
+// matchRel matches a workspace-relative pattern; valid is false when the
+// pattern cannot be interpreted.
+func matchRel(pattern, rel string) (match, valid bool) {
+	pat, ok := cleanGlob(pattern)
+	if !ok {
+		return false, false
+	}
+	if rel == "" {
+		return false, true
+	}
+	if rel == "." {
+		return pat == "**" || pat == ".", true
+	}
+	m, err := doublestar.Match(pat, rel)
+	if err != nil {
+		return false, false
+	}
+	return m, true
+}
+
+// cleanGlob drops "." segments, duplicate and trailing slashes. A pattern with
+// a ".." segment, or one doublestar cannot parse, is not valid.
+func cleanGlob(pattern string) (string, bool) {
+	if pattern == "" {
+		return "", false
+	}
+	for _, seg := range strings.Split(pattern, "/") {
+		if seg == ".." {
+			return "", false
+		}
+	}
+	p := path.Clean(pattern)
+	if !doublestar.ValidatePattern(p) {
+		return "", false
+	}
+	return p, true
+}
+
+// MatchDenyPath reports whether a deny pattern refuses the path ref.
+//
+//   - A pattern starting "~/" (or "~" itself) is home-relative: "~/.ssh/**"
+//     is matched against ref.Home with the "~/" removed, so it catches
+//     ~/.ssh/id_rsa however the tool call spelled it.
+//   - A pattern starting "/" (refused by the schemas, accepted here for
+//     safety) is matched against ref.Abs.
+//   - Any other pattern is workspace-relative and is matched against ref.Rel.
+//
+// Every form is tried both after and before symbolic links are resolved, so
+// a deny of "secrets/**" catches "link-to-secrets/key" (resolved form) as well
+// as "secrets/key" when secrets is itself a link elsewhere (lexical form).
+//
+// MatchDenyPath fails closed: a pattern that cannot be interpreted (a ".."
+// segment, a syntax error) matches every path.
+func MatchDenyPath(pattern string, ref PathRef) bool {
+	switch {
+	case pattern == "~" || strings.HasPrefix(pattern, "~/"):
+		sub := strings.TrimPrefix(strings.TrimPrefix(pattern, "~"), "/")
+		if sub == "" {
+			sub = "."
+		}
+		if _, ok := cleanGlob(sub); !ok {
+			return true
+		}
+		for _, h := range []string{ref.Home, ref.lexHome} {
+			if h == "" {
+				continue
+			}
+			rel := "."
+			if h != "~" {
+				rel = strings.TrimPrefix(h, "~/")
+			}
+			if MatchGlob(sub, rel) {
+				return true
+			}
+		}
+		return false
+	case strings.HasPrefix(pattern, "/"):
+		pat, ok := cleanGlob(pattern)
+		if !ok {
+			return true
+		}
+		for _, abs := range []string{ref.Abs, ref.lexAbs} {
+			if abs == "" {
+				continue
+			}
+			if m, _ := doublestar.Match(pat, abs); m {
+				return true
+			}
+		}
+		return false
+	default:
+		if _, ok := cleanGlob(pattern); !ok {
+			return true
+		}
+		return MatchGlob(pattern, ref.Rel) || MatchGlob(pattern, ref.lexRel)
+	}
+}

@@ -1,0 +1,185 @@
+package resources
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// PathRef is one path a tool call touches, in every form the gate matches
+// against.
+//
+// Abs is the absolute path with every symbolic link in its existing part
+// resolved; the missing rest is appended as written. Rel is Abs relative to the
+// (equally resolved) workspace, with forward slashes: "." for the workspace
+// itself and "" when Abs is outside it. Home is "~" or "~/…" when Abs is
+// inside the current user's (resolved) home directory, else "". Inside
+// reports whether Abs is the workspace or below it; an escape by "..", by an
+// absolute path or through a symbolic link is Inside == false, not an error.
+//
+// A PathRef made by ResolvePath also remembers the lexical forms of the path
+// — relative to the workspace and to the home directory before symbolic links
+// are followed — so that MatchDenyPath catches a denied name whichever way it
+// is reached.
+type PathRef struct {
+	Rel    string `json:"rel"`
+	Abs    string `json:"abs"`
+	Home   string `json:"home,omitempty"`
+	Inside bool   `json:"inside"`
+
+	lexRel, lexHome, lexAbs string
+}
+
+// maxSymlinks bounds symbolic-link expansion, as the kernel's ELOOP does.
+const maxSymlinks = 255
+
+// ResolvePath resolves the path p of a tool call against the workspace, an
+// absolute directory. p may be absolute, relative to the workspace, or "~" /
+// "~/…" (the home directory of the current user, os.UserHomeDir).
+//
+// Resolution follows the kernel, component by component: a symbolic link is
+// replaced by its target before a following ".." is applied, so
+// "link/../x" is not mistaken for "x". Components that do not exist are taken
+// literally. The workspace is resolved the same way.
+//
+// Errors are reserved for input that cannot be used: an empty path, a NUL
+// byte, a workspace that is not absolute, "~" when the home directory is
+// unknown, a symbolic-link loop, or a file-system error other than "does not
+// exist" while resolving.
+func ResolvePath(workspace, p string) (PathRef, error) {
+	switch {
+	case p == "":
+		return PathRef{}, errors.New("empty path")
+	case strings.IndexByte(p, 0) >= 0:
+		return PathRef{}, errors.New("path contains a NUL byte")
+	case workspace == "" || !filepath.IsAbs(workspace) || strings.IndexByte(workspace, 0) >= 0:
+		return PathRef{}, fmt.Errorf("workspace %q is not an absolute path", workspace)
+	}
+	home, homeErr := os.UserHomeDir()
+	if homeErr == nil && !filepath.IsAbs(home) {
+		homeErr = fmt.Errorf("home directory %q is not absolute", home)
+	}
+	var raw string
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if homeErr != nil {
+			return PathRef{}, fmt.Errorf("cannot resolve %q: %v", p, homeErr)
+		}
+		raw = home + "/" + p[1:]
+	case filepath.IsAbs(p):
+		raw = p
+	default:
+		raw = workspace + "/" + p
+	}
+	abs, err := resolve(raw)
+	if err != nil {
+		return PathRef{}, fmt.Errorf("cannot resolve %q: %w", p, err)
+	}
+	ws, err := resolve(workspace)
+	if err != nil {
+		return PathRef{}, fmt.Errorf("cannot resolve workspace %q: %w", workspace, err)
+	}
+	ref := PathRef{Abs: abs}
+	if rel, ok := relTo(ws, abs); ok {
+		ref.Rel, ref.Inside = rel, true
+	}
+	lexAbs := filepath.Clean(raw)
+	ref.lexAbs = lexAbs
+	if rel, ok := relTo(filepath.Clean(workspace), lexAbs); ok {
+		ref.lexRel = rel
+	}
+	if homeErr == nil {
+		if h, err := resolve(home); err == nil {
+			ref.Home = homeForm(h, abs)
+		}
+		ref.lexHome = homeForm(filepath.Clean(home), lexAbs)
+	}
+	return ref, nil
+}
+
+// relTo returns p relative to root as a slash path ("." for root itself) and
+// whether p is inside root at all. Both are clean absolute paths.
+func relTo(root, p string) (string, bool) {
+	if p == root {
+		return ".", true
+	}
+	prefix := root
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	if !strings.HasPrefix(p, prefix) {
+		return "", false
+	}
+	return filepath.ToSlash(p[len(prefix):]), true
+}
+
+func homeForm(home, p string) string {
+	rel, ok := relTo(home, p)
+	switch {
+	case !ok:
+		return ""
+	case rel == ".":
+		return "~"
+	default:
+		return "~/" + rel
+	}
+}
+
+// resolve returns the absolute path raw designates, resolving symbolic links
+// component by component. raw must be absolute; it need not be clean.
+func resolve(raw string) (string, error) {
+	todo := splitPath(raw)
+	resolved := string(filepath.Separator)
+	links := 0
+	for len(todo) > 0 {
+		comp := todo[0]
+		todo = todo[1:]
+		switch comp {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, comp)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			if !isMissing(err) {
+				return "", err
+			}
+			resolved = next // does not exist (yet): taken literally
+			continue
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		links++
+		if links > maxSymlinks {
+			return "", errors.New("too many levels of symbolic links")
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			resolved = string(filepath.Separator)
+		}
+		todo = append(splitPath(target), todo...)
+	}
+	return resolved, nil
+}
+
+func splitPath(p string) []string {
+	return strings.Split(filepath.ToSlash(p), "/")
+}
+
+// isMissing reports the errors that mean "nothing is there": the path, or one
+// of its parents, does not exist or is not a directory.
+func isMissing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}

@@ -1,0 +1,251 @@
+package resources
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Use is everything one tool call touches.
+//
+// Reads and Writes are resolved paths; Hosts are normalised host names (see
+// HostOf); Executables and PipesIntoInterpreter come from a Bash command
+// (see ShellUse). Opaque is true for a tool outside Claude Code's vocabulary,
+// mcp__<server>__<tool> included: the gate checks such a tool by its name only,
+// and Use holds no resources for it.
+type Use struct {
+	Reads                []PathRef `json:"reads,omitempty"`
+	Writes               []PathRef `json:"writes,omitempty"`
+	Hosts                []string  `json:"hosts,omitempty"`
+	Executables          []string  `json:"executables,omitempty"`
+	PipesIntoInterpreter bool      `json:"pipes_into_interpreter,omitempty"`
+	Opaque               bool      `json:"opaque,omitempty"`
+}
+
+// FieldError is a tool input the gate cannot use. Pointer is the JSON pointer
+// of the offending member ("/command", "/file_path", "/allowed_domains/2").
+type FieldError struct {
+	Pointer string
+	Err     error
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("tool input %s: %v", e.Pointer, e.Err) }
+
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func fieldErr(pointer, format string, args ...any) error {
+	return &FieldError{Pointer: pointer, Err: fmt.Errorf(format, args...)}
+}
+
+// FromToolCall derives the resources of one tool call in Claude Code's tool
+// vocabulary (DESIGN "Tool vocabulary and exit codes"). workspace is the
+// absolute workspace directory that relative paths are resolved against.
+//
+//   - Bash (command): Shell; redirection targets become Reads and Writes.
+//   - Write, Edit, MultiEdit (file_path), NotebookEdit (notebook_path and/or
+//     file_path): one write.
+//   - Read (file_path): one read.
+//   - Glob, Grep (path, default the workspace): one read. For Glob, the
+//     literal leading directories of pattern are appended to path, so
+//     {"pattern": "../../etc/*"} reads ../../etc, not the workspace.
+//   - WebFetch (url): one host.
+//   - WebSearch: the hosts of allowed_domains when present, else none.
+//   - Agent and its alias Task: no resources.
+//   - mcp__<server>__<tool> and any other name: Opaque, no resources.
+//
+// A required member that is missing or has the wrong type, a path that cannot
+// be resolved, a URL without a usable host and a shell command that cannot be
+// analysed are all errors (a *FieldError naming the member): the gate
+// refuses the call.
+func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
+	var use Use
+	addRead := func(pointer, p string) error {
+		ref, err := ResolvePath(workspace, p)
+		if err != nil {
+			return &FieldError{Pointer: pointer, Err: err}
+		}
+		use.Reads = append(use.Reads, ref)
+		return nil
+	}
+	addWrite := func(pointer, p string) error {
+		ref, err := ResolvePath(workspace, p)
+		if err != nil {
+			return &FieldError{Pointer: pointer, Err: err}
+		}
+		use.Writes = append(use.Writes, ref)
+		return nil
+	}
+	switch tool {
+	case "Bash":
+		cmd, err := requiredString(input, "command")
+		if err != nil {
+			return Use{}, err
+		}
+		sh, err := Shell(cmd)
+		if err != nil {
+			return Use{}, &FieldError{Pointer: "/command", Err: err}
+		}
+		for _, p := range sh.Reads {
+			if err := addRead("/command", p); err != nil {
+				return Use{}, err
+			}
+		}
+		for _, p := range sh.Writes {
+			if err := addWrite("/command", p); err != nil {
+				return Use{}, err
+			}
+		}
+		use.Executables = sh.Executables
+		use.PipesIntoInterpreter = sh.PipesIntoInterpreter
+	case "Write", "Edit", "MultiEdit", "Read":
+		p, err := requiredString(input, "file_path")
+		if err != nil {
+			return Use{}, err
+		}
+		if tool == "Read" {
+			err = addRead("/file_path", p)
+		} else {
+			err = addWrite("/file_path", p)
+		}
+		if err != nil {
+			return Use{}, err
+		}
+	case "NotebookEdit":
+		found := false
+		for _, name := range []string{"notebook_path", "file_path"} {
+			p, ok, err := optionalString(input, name)
+			if err != nil {
+				return Use{}, err
+			}
+			if !ok {
+				continue
+			}
+			found = true
+			if err := addWrite("/"+name, p); err != nil {
+				return Use{}, err
+			}
+		}
+		if !found {
+			return Use{}, fieldErr("/notebook_path", "required string is missing")
+		}
+	case "Glob", "Grep":
+		p, ok, err := optionalString(input, "path")
+		if err != nil {
+			return Use{}, err
+		}
+		if !ok || p == "" {
+			p = "."
+		}
+		pointer := "/path"
+		if tool == "Glob" {
+			pattern, ok, err := optionalString(input, "pattern")
+			if err != nil {
+				return Use{}, err
+			}
+			if ok {
+				if base := globBase(pattern); base != "" {
+					p, pointer = joinToolPath(p, base), "/pattern"
+				}
+			}
+		}
+		if err := addRead(pointer, p); err != nil {
+			return Use{}, err
+		}
+	case "WebFetch":
+		u, err := requiredString(input, "url")
+		if err != nil {
+			return Use{}, err
+		}
+		h, err := HostOf(u)
+		if err != nil {
+			return Use{}, &FieldError{Pointer: "/url", Err: err}
+		}
+		use.Hosts = append(use.Hosts, h)
+	case "WebSearch":
+		raw, ok := input["allowed_domains"]
+		if !ok || raw == nil {
+			break
+		}
+		list, ok := raw.([]any)
+		if !ok {
+			if ss, isStrings := raw.([]string); isStrings {
+				for _, s := range ss {
+					list = append(list, s)
+				}
+			} else {
+				return Use{}, fieldErr("/allowed_domains", "must be an array of strings")
+			}
+		}
+		for i, v := range list {
+			pointer := "/allowed_domains/" + strconv.Itoa(i)
+			s, ok := v.(string)
+			if !ok {
+				return Use{}, fieldErr(pointer, "must be a string")
+			}
+			h, err := HostOf(s)
+			if err != nil {
+				return Use{}, &FieldError{Pointer: pointer, Err: err}
+			}
+			use.Hosts = append(use.Hosts, h)
+		}
+	case "Agent", "Task":
+	default:
+		use.Opaque = true
+	}
+	return use, nil
+}
+
+func requiredString(input map[string]any, name string) (string, error) {
+	s, ok, err := optionalString(input, name)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", fieldErr("/"+name, "required string is missing")
+	}
+	return s, nil
+}
+
+// optionalString returns a member that must be a string when present. JSON
+// null counts as absent.
+func optionalString(input map[string]any, name string) (string, bool, error) {
+	v, ok := input[name]
+	if !ok || v == nil {
+		return "", false, nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", false, fieldErr("/"+escapePointer(name), "must be a string, not %T", v)
+	}
+	return s, true, nil
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// globBase returns the leading segments of a glob pattern that contain no
+// pattern syntax: the directory the glob reads ("" when the first segment is
+// already a pattern). A fully literal pattern is returned whole.
+func globBase(pattern string) string {
+	segs := strings.Split(pattern, "/")
+	keep := 0
+	for keep < len(segs) && !strings.ContainsAny(segs[keep], "*?[]{}!\\") {
+		keep++
+	}
+	base := strings.Join(segs[:keep], "/")
+	if base == "" && strings.HasPrefix(pattern, "/") {
+		return "/"
+	}
+	return base
+}
+
+// joinToolPath appends rel to the tool's base path unless rel is absolute or
+// home-relative on its own.
+func joinToolPath(base, rel string) string {
+	if filepath.IsAbs(rel) || rel == "~" || strings.HasPrefix(rel, "~/") {
+		return rel
+	}
+	return strings.TrimSuffix(base, "/") + "/" + rel
+}

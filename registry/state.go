@@ -1,0 +1,455 @@
+package registry
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Status is a lease's status as folded from the lease journal. It is
+// never stored anywhere but in the lines that produced it.
+type Status string
+
+// Statuses of SPEC §6.1 that a lease can be in.
+const (
+	Granted   Status = "granted"
+	Refused   Status = "refused"
+	Revoked   Status = "revoked"
+	Stopped   Status = "stopped"
+	Completed Status = "completed"
+	Expired   Status = "expired"
+)
+
+// Spend is what a lease (and, through charging up the chain, its
+// descendants) has used.
+type Spend struct {
+	Steps   float64
+	Tokens  float64
+	CostUSD float64
+}
+
+func (s Spend) of(f BudgetField) float64 {
+	switch f {
+	case Steps:
+		return s.Steps
+	case Tokens:
+		return s.Tokens
+	case CostUSD:
+		return s.CostUSD
+	}
+	return 0
+}
+
+// GateEvent is one gate decision remembered for the cockpit's Activity tab.
+type GateEvent struct {
+	At       time.Time
+	Tool     string
+	Decision string
+	Reason   string
+	Summary  string
+}
+
+// LeaseState is everything folded about one lease (or one refusal).
+type LeaseState struct {
+	ID       string
+	ParentID string
+	Status   Status
+
+	Declared     map[string]any
+	DeclaredHash string
+	Granted      *Manifest // nil for a refusal
+	Lease        map[string]any
+	GrantedHash  string
+	Narrowing    string // the `narrowed` record's summary, when the grant took anything away
+
+	Reasons   []string // refusal codes
+	Reason    string   // refusal, revocation or stop prose
+	RevokedBy string
+
+	IssuedAt, ExpiresAt, ClosedAt time.Time
+
+	Spent    Spend
+	Children []string // every child ever issued, in issue order
+	Activity []GateEvent
+}
+
+// maxActivity bounds the per-lease activity kept in memory.
+const maxActivity = 200
+
+// Agent is the declared (or granted) identity, for display.
+func (l *LeaseState) Agent() Agent {
+	if l.Granted != nil {
+		return l.Granted.Agent
+	}
+	if m, err := ParseManifest(l.Declared); err == nil {
+		return m.Agent
+	}
+	return Agent{}
+}
+
+// Purpose is the declared purpose, for display.
+func (l *LeaseState) Purpose() string {
+	if l.Granted != nil {
+		return l.Granted.Purpose
+	}
+	if m, err := ParseManifest(l.Declared); err == nil {
+		return m.Purpose
+	}
+	return ""
+}
+
+// Open reports whether the lease's own record leaves it able to act at
+// now: granted and not yet at expires_at. Ancestors are checked by
+// State.Live.
+func (l *LeaseState) Open(now time.Time) bool {
+	return l.Status == Granted && now.Before(l.ExpiresAt)
+}
+
+// State is the registry's state, a fold of the two journal files.
+type State struct {
+	Leases map[string]*LeaseState
+	Order  []string // lease ids in the order they were decided
+}
+
+// NewState returns an empty state.
+func NewState() *State {
+	return &State{Leases: map[string]*LeaseState{}}
+}
+
+// Chain returns the ancestors of id, parent first.
+func (s *State) Chain(id string) []string {
+	var out []string
+	seen := map[string]bool{id: true}
+	for l := s.Leases[id]; l != nil && l.ParentID != ""; l = s.Leases[l.ParentID] {
+		if seen[l.ParentID] {
+			break // a cycle cannot be written by us; do not loop on a forged one
+		}
+		seen[l.ParentID] = true
+		out = append(out, l.ParentID)
+	}
+	return out
+}
+
+// Live reports whether id and every ancestor are open at now, and if not,
+// why: a lease opens nothing after expires_at, after revocation of itself
+// or any ancestor, or once closed.
+func (s *State) Live(id string, now time.Time) (bool, string) {
+	l := s.Leases[id]
+	if l == nil {
+		return false, "unknown lease " + id
+	}
+	for _, cur := range append([]string{id}, s.Chain(id)...) {
+		c := s.Leases[cur]
+		if c == nil {
+			return false, "ancestor lease " + cur + " is unknown"
+		}
+		who := "lease"
+		if cur != id {
+			who = "ancestor lease " + shortID(cur)
+		}
+		switch {
+		case c.Status == Granted && !now.Before(c.ExpiresAt):
+			return false, fmt.Sprintf("%s expired at %s", who, FormatTime(c.ExpiresAt))
+		case c.Status == Revoked:
+			return false, fmt.Sprintf("%s was revoked: %s", who, c.Reason)
+		case c.Status != Granted:
+			return false, fmt.Sprintf("%s is %s", who, c.Status)
+		}
+	}
+	return true, ""
+}
+
+// LiveChildren counts id's children that are open at now.
+func (s *State) LiveChildren(id string, now time.Time) int {
+	l := s.Leases[id]
+	if l == nil {
+		return 0
+	}
+	n := 0
+	for _, c := range l.Children {
+		if cl := s.Leases[c]; cl != nil && cl.Open(now) {
+			n++
+		}
+	}
+	return n
+}
+
+// Subtree returns id and all its descendants, children before parents
+// (the order a cascade revokes in), without recursion.
+func (s *State) Subtree(id string) []string {
+	var order []string
+	stack := []string{id}
+	seen := map[string]bool{}
+	for len(stack) > 0 {
+		cur := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[cur] {
+			continue
+		}
+		seen[cur] = true
+		order = append(order, cur)
+		if l := s.Leases[cur]; l != nil {
+			stack = append(stack, l.Children...)
+		}
+	}
+	// order is parents before children; reverse it.
+	for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
+		order[i], order[j] = order[j], order[i]
+	}
+	return order
+}
+
+// Remaining is the budget id may still spend: for each field, the minimum
+// over the lease and its ancestors of granted minus spent, so fan-out
+// cannot multiply authority. fan_out is the lease's own grant minus its
+// live children; wall_clock_ms is the time left until expires_at; depth is
+// the lease's own.
+func (s *State) Remaining(id string, now time.Time) Budget {
+	var b Budget
+	l := s.Leases[id]
+	if l == nil || l.Granted == nil {
+		return b
+	}
+	for _, f := range []BudgetField{Steps, Tokens, CostUSD} {
+		for _, cur := range append([]string{id}, s.Chain(id)...) {
+			c := s.Leases[cur]
+			if c == nil || c.Granted == nil {
+				continue
+			}
+			if g, ok := c.Granted.Budget.Get(f); ok {
+				left := g - c.Spent.of(f)
+				if left < 0 {
+					left = 0
+				}
+				if cur2, ok := b.Get(f); !ok || left < cur2 {
+					b.Set(f, left)
+				}
+			}
+		}
+	}
+	if d, ok := l.Granted.Budget.Get(Depth); ok {
+		b.Set(Depth, d)
+	}
+	if fo, ok := l.Granted.Budget.Get(FanOut); ok {
+		left := fo - float64(s.LiveChildren(id, now))
+		if left < 0 {
+			left = 0
+		}
+		b.Set(FanOut, left)
+	}
+	ms := l.ExpiresAt.Sub(now).Milliseconds()
+	if ms < 0 {
+		ms = 0
+	}
+	b.Set(WallClockMs, float64(ms))
+	return b
+}
+
+// ParentView is the manifest a child of id is narrowed against: the
+// parent's grant with its remaining budget (SPEC §5: "parent remaining").
+func (s *State) ParentView(id string, now time.Time) (Parent, error) {
+	l := s.Leases[id]
+	if l == nil || l.Granted == nil {
+		return Parent{}, fmt.Errorf("unknown parent lease %s", id)
+	}
+	view := *l.Granted
+	view.Budget = s.Remaining(id, now)
+	return Parent{ID: id, Manifest: &view, ExpiresAt: l.ExpiresAt}, nil
+}
+
+// Charge spends on id and every ancestor.
+func (s *State) Charge(id string, sp Spend) {
+	for _, cur := range append([]string{id}, s.Chain(id)...) {
+		if c := s.Leases[cur]; c != nil {
+			c.Spent.Steps += sp.Steps
+			c.Spent.Tokens += sp.Tokens
+			c.Spent.CostUSD += sp.CostUSD
+		}
+	}
+}
+
+// ApplyLeaseRecord folds one lease-record line. Unknown events from a
+// newer writer are ignored (additive rule, SPEC §10); a record about an
+// unknown lease is an error the caller reports (journal verify).
+func (s *State) ApplyLeaseRecord(rec map[string]any) error {
+	ev, _ := rec["event"].(string)
+	id, _ := rec["lease_id"].(string)
+	at, _ := ParseTime(str(rec, "at"))
+	switch ev {
+	case "granted":
+		lease, ok := rec["lease"].(map[string]any)
+		if !ok {
+			return fmt.Errorf("granted record for %s carries no lease", id)
+		}
+		man, err := ParseManifest(lease["manifest"])
+		if err != nil {
+			return fmt.Errorf("granted record for %s: %v", id, err)
+		}
+		l := &LeaseState{
+			ID: id, ParentID: str(lease, "parent_lease_id"), Status: Granted,
+			Granted: man, Lease: lease, GrantedHash: str(rec, "granted_hash"),
+			DeclaredHash: str(lease, "declared_hash"),
+		}
+		l.Declared, _ = rec["declared"].(map[string]any)
+		l.IssuedAt, _ = ParseTime(str(lease, "issued_at"))
+		l.ExpiresAt, _ = ParseTime(str(lease, "expires_at"))
+		return s.add(l)
+	case "refused":
+		l := &LeaseState{ID: id, ParentID: str(rec, "parent_lease_id"), Status: Refused,
+			DeclaredHash: str(rec, "declared_hash"), Reason: str(rec, "reason"), IssuedAt: at, ClosedAt: at}
+		l.Declared, _ = rec["declared"].(map[string]any)
+		l.Reasons = strs(rec["reasons"])
+		return s.add(l)
+	}
+	l := s.Leases[id]
+	if l == nil {
+		if ev == "narrowed" || ev == "revoked" || ev == "stopped" || ev == "completed" || ev == "expired" || ev == "heartbeat" || ev == "attached" {
+			return fmt.Errorf("%s record for unknown lease %s", ev, id)
+		}
+		return nil
+	}
+	switch ev {
+	case "narrowed":
+		l.Narrowing = str(rec, "reason")
+	case "revoked", "stopped", "completed", "expired":
+		if l.Status != Granted {
+			return fmt.Errorf("%s record for lease %s, which is already %s", ev, id, l.Status)
+		}
+		l.Status = Status(ev)
+		l.ClosedAt = at
+		if ev == "revoked" {
+			l.RevokedBy = str(rec, "by")
+		}
+		if r := str(rec, "reason"); r != "" {
+			l.Reason = r
+		}
+	}
+	return nil
+}
+
+func (s *State) add(l *LeaseState) error {
+	if _, dup := s.Leases[l.ID]; dup {
+		return fmt.Errorf("lease id %s decided twice", l.ID)
+	}
+	s.Leases[l.ID] = l
+	s.Order = append(s.Order, l.ID)
+	if l.ParentID != "" && l.Status == Granted {
+		p := s.Leases[l.ParentID]
+		if p == nil {
+			return fmt.Errorf("lease %s names unknown parent %s", l.ID, l.ParentID)
+		}
+		p.Children = append(p.Children, l.ID)
+	}
+	return nil
+}
+
+// ApplyAudit folds the audit events that change lease state: gate
+// decisions (an allowed call spends one step) and usage reports.
+func (s *State) ApplyAudit(rec map[string]any) {
+	et, _ := rec["event_type"].(string)
+	d, _ := rec["details"].(map[string]any)
+	id := str(d, "lease_id")
+	l := s.Leases[id]
+	if l == nil {
+		return
+	}
+	at, _ := ParseTime(str(rec, "timestamp"))
+	switch et {
+	case EventGateAllowed, EventGateDenied, EventGateHeld:
+		if et == EventGateAllowed {
+			s.Charge(id, Spend{Steps: num(d, "steps")})
+		}
+		l.Activity = append(l.Activity, GateEvent{At: at, Tool: str(d, "tool"),
+			Decision: str(d, "decision"), Reason: str(rec, "reasoning"), Summary: str(rec, "summary")})
+		if len(l.Activity) > maxActivity {
+			l.Activity = append([]GateEvent(nil), l.Activity[len(l.Activity)-maxActivity:]...)
+		}
+	case EventBudgetSpent:
+		s.Charge(id, Spend{Steps: num(d, "steps"), Tokens: num(d, "tokens"), CostUSD: num(d, "cost_usd")})
+	}
+}
+
+// Audit event types leasedeck writes (the contract reserves other first
+// segments; ours is the vendor name).
+const (
+	EventGateAllowed      = "leasedeck.gate.allowed"
+	EventGateDenied       = "leasedeck.gate.denied"
+	EventGateHeld         = "leasedeck.gate.held"
+	EventBudgetSpent      = "leasedeck.budget.spent"
+	EventApprovalAsked    = "leasedeck.approval.requested"
+	EventApprovalDecided  = "leasedeck.approval.decided"
+	EventRegistryStarted  = "leasedeck.registry.started"
+	EventToolReported     = "leasedeck.tool.reported"
+	EventScopeViolation   = "leasedeck.scope.violated"
+	EventSessionBegun     = "leasedeck.session.begun"
+	EventSessionFinalized = "leasedeck.session.finalized"
+)
+
+// Sorted returns leases in decision order (parents always before
+// children, since a child is issued after its parent).
+func (s *State) Sorted() []*LeaseState {
+	out := make([]*LeaseState, 0, len(s.Order))
+	for _, id := range s.Order {
+		out = append(out, s.Leases[id])
+	}
+	return out
+}
+
+// Roots are leases without a parent, in decision order.
+func (s *State) Roots() []string {
+	var out []string
+	for _, id := range s.Order {
+		if s.Leases[id].ParentID == "" || s.Leases[s.Leases[id].ParentID] == nil {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Generation is how deep id is in its tree (a root is 0).
+func (s *State) Generation(id string) int { return len(s.Chain(id)) }
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func str(m map[string]any, k string) string {
+	if m == nil {
+		return ""
+	}
+	s, _ := m[k].(string)
+	return s
+}
+
+func strs(v any) []string {
+	out := stringList(v)
+	sort.Strings(out)
+	return out
+}
+
+func num(m map[string]any, k string) float64 {
+	if m == nil {
+		return 0
+	}
+	switch n := m[k].(type) {
+	case json.Number:
+		f, _ := strconv.ParseFloat(string(n), 64)
+		return f
+	case float64:
+		return n
+	case int64:
+		return float64(n)
+	case int:
+		return float64(n)
+	case string:
+		f, _ := strconv.ParseFloat(strings.TrimSpace(n), 64)
+		return f
+	}
+	return 0
+}

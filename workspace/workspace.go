@@ -1,0 +1,302 @@
+// Package workspace finds and creates a leasedeck workspace (`.leasedeck/`)
+// and reads what lives in it: the root policy and settings, the agents'
+// declared manifests, the deployment key, and the operator token that
+// lives outside it.
+package workspace
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/schemas"
+)
+
+// DirName is the workspace state directory.
+const DirName = ".leasedeck"
+
+// EnvWorkspace overrides where the workspace is.
+const EnvWorkspace = "LEASEDECK_WORKSPACE"
+
+// Workspace is a located workspace.
+type Workspace struct {
+	Root string // the directory holding .leasedeck/ (absolute, symlinks resolved)
+}
+
+// Dir is .leasedeck/ itself.
+func (w Workspace) Dir() string { return filepath.Join(w.Root, DirName) }
+
+// Paths of the workspace's files.
+func (w Workspace) PolicyPath() string  { return filepath.Join(w.Dir(), "policy.json") }
+func (w Workspace) KeyPath() string     { return filepath.Join(w.Dir(), "key") }
+func (w Workspace) JournalDir() string  { return filepath.Join(w.Dir(), "journal") }
+func (w Workspace) LockPath() string    { return filepath.Join(w.Dir(), "registry.lock") }
+func (w Workspace) SocketPath() string  { return filepath.Join(w.Dir(), "registry.sock") }
+func (w Workspace) AgentsDir() string   { return filepath.Join(w.Dir(), "agents") }
+func (w Workspace) AgentPath(client string) string {
+	return filepath.Join(w.AgentsDir(), client+".json")
+}
+
+// ErrNotFound means no .leasedeck/ was found from the directory upward.
+var ErrNotFound = errors.New("no leasedeck workspace (.leasedeck/) found in this directory or any parent; run 'leasedeck init'")
+
+// Find locates the workspace as git finds a repository: flag (if not
+// empty), then $LEASEDECK_WORKSPACE, then the nearest .leasedeck/ from
+// start upward.
+func Find(flag, start string) (Workspace, error) {
+	if flag == "" {
+		flag = os.Getenv(EnvWorkspace)
+	}
+	if flag != "" {
+		root, err := canonical(flag)
+		if err != nil {
+			return Workspace{}, fmt.Errorf("workspace %s: %w", flag, err)
+		}
+		if st, err := os.Stat(filepath.Join(root, DirName)); err != nil || !st.IsDir() {
+			return Workspace{}, fmt.Errorf("workspace %s has no %s/ directory; run 'leasedeck init %s'", flag, DirName, flag)
+		}
+		return Workspace{Root: root}, nil
+	}
+	dir, err := canonical(start)
+	if err != nil {
+		return Workspace{}, err
+	}
+	for {
+		if st, err := os.Stat(filepath.Join(dir, DirName)); err == nil && st.IsDir() {
+			return Workspace{Root: dir}, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return Workspace{}, ErrNotFound
+		}
+		dir = parent
+	}
+}
+
+func canonical(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// Settings are the deployment settings stored beside the root policy.
+type Settings struct {
+	Root            *registry.Manifest
+	DefaultLifetime time.Duration
+	ApprovalTimeout time.Duration
+	Mode            string // "enforce" or "observe"
+}
+
+// Default settings written by init.
+const (
+	DefaultLifetimeMs = 8 * 60 * 60 * 1000
+	ApprovalTimeoutMs = 120 * 1000
+)
+
+// PolicyError is a policy.json that cannot be used, naming the member.
+type PolicyError struct {
+	Path    string // the file
+	Pointer string // JSON pointer inside it
+	Msg     string
+}
+
+func (e *PolicyError) Error() string {
+	p := e.Pointer
+	if p == "" {
+		p = "/"
+	}
+	return fmt.Sprintf("%s: %s: %s", e.Path, p, e.Msg)
+}
+
+// LoadSettings reads and checks policy.json. A bad edit is refused with
+// the JSON pointer of the offending member.
+func (w Workspace) LoadSettings() (Settings, error) {
+	path := w.PolicyPath()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Settings{}, fmt.Errorf("cannot read policy: %w", err)
+	}
+	v, err := schemas.ParseJSON(b)
+	if err != nil {
+		return Settings{}, &PolicyError{Path: path, Msg: err.Error()}
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return Settings{}, &PolicyError{Path: path, Msg: "the policy must be a JSON object"}
+	}
+	root, ok := obj["root"]
+	if !ok {
+		return Settings{}, &PolicyError{Path: path, Pointer: "/root", Msg: "missing: the root policy manifest"}
+	}
+	errs, err := schemas.Validate(schemas.Manifest, root)
+	if err != nil {
+		return Settings{}, err
+	}
+	if len(errs) > 0 {
+		e := errs[0]
+		return Settings{}, &PolicyError{Path: path, Pointer: "/root" + e.Path, Msg: e.Keyword + ": " + e.Message}
+	}
+	m, _ := registry.ParseManifest(root)
+	s := Settings{Root: m, DefaultLifetime: DefaultLifetimeMs * time.Millisecond, ApprovalTimeout: ApprovalTimeoutMs * time.Millisecond, Mode: "enforce"}
+	for _, f := range []struct {
+		name string
+		dst  *time.Duration
+	}{{"default_lifetime_ms", &s.DefaultLifetime}, {"approval_timeout_ms", &s.ApprovalTimeout}} {
+		raw, present := obj[f.name]
+		if !present {
+			continue
+		}
+		n, ok := positiveInt(raw)
+		if !ok {
+			return Settings{}, &PolicyError{Path: path, Pointer: "/" + f.name, Msg: "expected a positive integer number of milliseconds"}
+		}
+		*f.dst = time.Duration(n) * time.Millisecond
+	}
+	if raw, present := obj["mode"]; present {
+		mode, _ := raw.(string)
+		if mode != "enforce" && mode != "observe" {
+			return Settings{}, &PolicyError{Path: path, Pointer: "/mode", Msg: `expected "enforce" or "observe"`}
+		}
+		s.Mode = mode
+	}
+	return s, nil
+}
+
+func positiveInt(v any) (int64, bool) {
+	n, ok := v.(interface{ Int64() (int64, error) })
+	if !ok {
+		return 0, false
+	}
+	i, err := n.Int64()
+	return i, err == nil && i > 0 && i <= 1<<53-1
+}
+
+// LoadKey reads the deployment key. The published test key is refused.
+func (w Workspace) LoadKey() (registry.Key, error) {
+	b, err := os.ReadFile(w.KeyPath())
+	if err != nil {
+		return registry.Key{}, fmt.Errorf("cannot read the workspace key: %w", err)
+	}
+	kb, err := registry.ParseKeyHex(string(b))
+	if err != nil {
+		return registry.Key{}, fmt.Errorf("workspace key %s: %w", w.KeyPath(), err)
+	}
+	return registry.NewKey(kb, false)
+}
+
+// LoadAgent reads agents/<client>.json, the manifest a client declares
+// when a session begins.
+func (w Workspace) LoadAgent(client string) (any, error) {
+	if strings.ContainsAny(client, `/\`) || client == "" || strings.HasPrefix(client, ".") {
+		return nil, fmt.Errorf("invalid client name %q", client)
+	}
+	b, err := os.ReadFile(w.AgentPath(client))
+	if err != nil {
+		return nil, fmt.Errorf("no declared manifest for %s: %w", client, err)
+	}
+	v, err := schemas.ParseJSON(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", w.AgentPath(client), err)
+	}
+	return v, nil
+}
+
+// ID is a stable, non-reversible name for the workspace, used to find
+// its operator token under the user's config directory.
+func (w Workspace) ID() string {
+	sum := sha256.Sum256([]byte(w.Root))
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// ConfigDir is the user-level leasedeck directory ($XDG_CONFIG_HOME or
+// ~/.config, /leasedeck). The root policy denies it to agents.
+func ConfigDir() (string, error) {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "leasedeck"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".config", "leasedeck"), nil
+}
+
+// TokenPath is where this workspace's operator token lives: outside the
+// workspace, under the user's config dir, 0600.
+func (w Workspace) TokenPath() (string, error) {
+	d, err := ConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "tokens", w.ID()), nil
+}
+
+// LoadToken reads the operator token.
+func (w Workspace) LoadToken() (string, error) {
+	p, err := w.TokenPath()
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", fmt.Errorf("cannot read the operator token (%s): %w; 'leasedeck init' creates it", p, err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// EnsureToken creates the operator token if it does not exist.
+func (w Workspace) EnsureToken() (string, error) {
+	if t, err := w.LoadToken(); err == nil && t != "" {
+		return t, nil
+	}
+	p, err := w.TokenPath()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return "", err
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	t := hex.EncodeToString(b)
+	if err := writeFileSync(p, []byte(t+"\n"), 0o600); err != nil {
+		return "", err
+	}
+	return t, nil
+}
+
+// writeFileSync writes a new file durably (temp file, fsync, rename).
+func writeFileSync(path string, data []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
