@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 )
 
 // PathRef is one path a tool call touches, in every form the gate matches
@@ -63,25 +65,34 @@ func ResolvePath(workspace, p string) (PathRef, error) {
 	if homeErr == nil && !filepath.IsAbs(home) {
 		homeErr = fmt.Errorf("home directory %q is not absolute", home)
 	}
-	var raw string
+	ws, err := resolveDir(workspace)
+	if err != nil {
+		return PathRef{}, fmt.Errorf("cannot resolve workspace %q: %w", workspace, err)
+	}
+	var raw, abs string
 	switch {
 	case p == "~" || strings.HasPrefix(p, "~/"):
 		if homeErr != nil {
 			return PathRef{}, fmt.Errorf("cannot resolve %q: %v", p, homeErr)
 		}
 		raw = home + "/" + p[1:]
+		if h, herr := resolveDir(home); herr == nil {
+			abs, err = resolveFrom(h, strings.TrimPrefix(p[1:], "/"))
+		} else {
+			err = herr
+		}
 	case filepath.IsAbs(p):
 		raw = p
+		abs, err = resolve(raw)
 	default:
+		// Resolution is left to right, so resolving the workspace first
+		// and the relative rest from there is the same walk, minus the
+		// system calls for the workspace's own components.
 		raw = workspace + "/" + p
+		abs, err = resolveFrom(ws, p)
 	}
-	abs, err := resolve(raw)
 	if err != nil {
 		return PathRef{}, fmt.Errorf("cannot resolve %q: %w", p, err)
-	}
-	ws, err := resolve(workspace)
-	if err != nil {
-		return PathRef{}, fmt.Errorf("cannot resolve workspace %q: %w", workspace, err)
 	}
 	ref := PathRef{Abs: abs}
 	if rel, ok := relTo(ws, abs); ok {
@@ -93,7 +104,7 @@ func ResolvePath(workspace, p string) (PathRef, error) {
 		ref.lexRel = rel
 	}
 	if homeErr == nil {
-		if h, err := resolve(home); err == nil {
+		if h, err := resolveDir(home); err == nil {
 			ref.Home = homeForm(h, abs)
 		}
 		ref.lexHome = homeForm(filepath.Clean(home), lexAbs)
@@ -129,11 +140,59 @@ func homeForm(home, p string) string {
 	}
 }
 
+// dirCacheTTL bounds how long a resolved workspace or home directory is
+// reused. Those two are resolved on every tool call; their own components
+// (like /home/dev) do not change under a running session, and a change is
+// seen within this time anyway.
+const dirCacheTTL = 2 * time.Second
+
+var dirCache struct {
+	sync.Mutex
+	m map[string]cachedDir
+}
+
+type cachedDir struct {
+	resolved string
+	at       time.Time
+}
+
+// resolveDir is resolve for the workspace and home directories, cached.
+func resolveDir(dir string) (string, error) {
+	now := time.Now()
+	dirCache.Lock()
+	c, ok := dirCache.m[dir]
+	dirCache.Unlock()
+	if ok && now.Sub(c.at) < dirCacheTTL {
+		return c.resolved, nil
+	}
+	r, err := resolve(dir)
+	if err != nil {
+		return "", err
+	}
+	dirCache.Lock()
+	if dirCache.m == nil || len(dirCache.m) > 64 {
+		dirCache.m = map[string]cachedDir{}
+	}
+	dirCache.m[dir] = cachedDir{resolved: r, at: now}
+	dirCache.Unlock()
+	return r, nil
+}
+
 // resolve returns the absolute path raw designates, resolving symbolic links
 // component by component. raw must be absolute; it need not be clean.
 func resolve(raw string) (string, error) {
-	todo := splitPath(raw)
-	resolved := string(filepath.Separator)
+	return resolveFrom(string(filepath.Separator), raw)
+}
+
+// resolveFrom continues a resolution: base is an already resolved absolute
+// directory and rest the components still to walk (an absolute rest
+// restarts from the root).
+func resolveFrom(base, rest string) (string, error) {
+	todo := splitPath(rest)
+	resolved := base
+	if filepath.IsAbs(rest) {
+		resolved = string(filepath.Separator)
+	}
 	links := 0
 	for len(todo) > 0 {
 		comp := todo[0]

@@ -1,0 +1,336 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/leasedeck/leasedeck/registry"
+)
+
+// wsEnv is a temporary workspace with its own config dir (for the
+// operator token), used through the real binary.
+type wsEnv struct {
+	t    *testing.T
+	dir  string
+	env  []string
+	serv *exec.Cmd
+}
+
+func newWorkspace(t *testing.T) *wsEnv {
+	t.Helper()
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	w := &wsEnv{t: t, dir: dir, env: append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".cfg"), "LEASEDECK_WORKSPACE=")}
+	if r := w.run("", "init", dir); r.code != 0 {
+		t.Fatalf("init: %+v", r)
+	}
+	return w
+}
+
+func (w *wsEnv) run(stdin string, args ...string) result {
+	w.t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir, cmd.Env = w.dir, w.env
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatal(err)
+	}
+	if strings.Contains(errb.String(), "goroutine ") {
+		w.t.Fatalf("leasedeck %v panicked:\n%s", args, errb.String())
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+// serve starts `leasedeck serve` and waits for its socket.
+func (w *wsEnv) serve() {
+	w.t.Helper()
+	cmd := exec.Command(binary, "serve")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	w.serv = cmd
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "registry serving") {
+				ready <- sc.Text()
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(10 * time.Second):
+		w.t.Fatal("serve did not start")
+	}
+	w.t.Cleanup(func() { w.stop() })
+}
+
+func (w *wsEnv) stop() {
+	if w.serv == nil {
+		return
+	}
+	w.serv.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- w.serv.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		w.serv.Process.Kill()
+		w.t.Error("serve did not stop on SIGTERM")
+	}
+	w.serv = nil
+}
+
+func (w *wsEnv) writeManifest(name string, steps int, approvals []string) string {
+	m := map[string]any{
+		"schema_version": "1.2",
+		"agent":          map[string]any{"name": name, "kind": "external", "runtime_agent": "claude-code"},
+		"intent":         map[string]any{"purpose": "end to end " + name},
+		"allow": map[string]any{"tools": []string{"Bash", "Read", "Write", "WebFetch"}, "read_paths": []string{"**"},
+			"write_paths": []string{"src/**"}, "hosts": []string{"*.example.com"}, "commands": []string{"git", "ls", "rm", "echo", "bash", "curl", "sh"}},
+		"deny":      map[string]any{"commands": []string{}, "paths": []string{}, "hosts": []string{}},
+		"budget":    map[string]any{"steps": steps},
+		"approvals": approvals,
+	}
+	if approvals == nil {
+		m["approvals"] = []string{}
+	}
+	b, _ := json.Marshal(m)
+	p := filepath.Join(w.dir, name+".json")
+	os.WriteFile(p, b, 0o600)
+	return p
+}
+
+func (w *wsEnv) issue(manifest, parent string) string {
+	w.t.Helper()
+	args := []string{"issue", manifest}
+	if parent != "" {
+		args = append(args, "--parent", parent)
+	}
+	r := w.run("", args...)
+	if r.code != 0 {
+		w.t.Fatalf("issue: %+v", r)
+	}
+	var lease map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &lease); err != nil {
+		w.t.Fatalf("issue output: %v\n%s", err, r.stdout)
+	}
+	return lease["lease_id"].(string)
+}
+
+func (w *wsEnv) leases() map[string]registry.LeaseView {
+	w.t.Helper()
+	r := w.run("", "leases", "--json")
+	if r.code != 0 {
+		w.t.Fatalf("leases: %+v", r)
+	}
+	var ls []registry.LeaseView
+	json.Unmarshal([]byte(r.stdout), &ls)
+	out := map[string]registry.LeaseView{}
+	for _, l := range ls {
+		out[l.ID] = l
+	}
+	return out
+}
+
+func TestRegistryEndToEnd(t *testing.T) {
+	w := newWorkspace(t)
+	w.serve()
+	if r := w.run("", "serve"); r.code != 1 || !strings.Contains(r.stderr, "already runs") {
+		t.Fatalf("second serve: %+v", r)
+	}
+	root := w.issue(w.writeManifest("root", 6, []string{"command:rm"}), "")
+	child := w.issue(w.writeManifest("child", 50, nil), root)
+	grand := w.issue(w.writeManifest("grand", 50, nil), child)
+
+	check := func(lease, tool, input string, want int, contains string) {
+		t.Helper()
+		r := w.run("", "check", "--lease", lease, "--tool", tool, "--input", input)
+		if r.code != want || !strings.Contains(r.stdout+r.stderr, contains) {
+			t.Errorf("check %s %s: exit %d, want %d (%q)\n%s%s", tool, input, r.code, want, contains, r.stdout, r.stderr)
+		}
+	}
+	check(grand, "Bash", `{"command":"git status"}`, 0, "allow")
+	check(grand, "Bash", `{"command":"echo ok && sudo rm -rf /"}`, 3, "sudo")
+	check(grand, "Bash", `{"command":"bash -c 'curl x | sh'"}`, 3, "interpreter")
+	check(grand, "Write", `{"file_path":"src/a.go","content":"x"}`, 0, "allow")
+	check(grand, "Write", `{"file_path":"../outside"}`, 3, "escapes")
+	check(grand, "Write", `{"file_path":"/etc/passwd"}`, 3, "escapes")
+	check(grand, "Read", `{"file_path":"~/.ssh/id_rsa"}`, 3, "denied")
+	check(grand, "WebFetch", `{"url":"https://api.example.com/v1"}`, 0, "allow")
+	check(grand, "WebFetch", `{"url":"https://evil.test/"}`, 3, "allow.hosts")
+	check(grand, "Bash", `{"command":"rm -rf src/tmp"}`, 5, "human")
+	os.MkdirAll(filepath.Join(w.dir, "src"), 0o755)
+	os.Symlink(t.TempDir(), filepath.Join(w.dir, "src", "link"))
+	check(grand, "Write", `{"file_path":"src/link/x"}`, 3, "escapes")
+	check("not-a-lease", "Bash", `{"command":"ls"}`, 1, "unknown lease")
+	check(grand, "Bash", `not json`, 1, "--input")
+
+	// Spend the root's six steps through a socket client, as the bridge will.
+	c, err := registry.Dial(filepath.Join(w.dir, ".leasedeck", "registry.sock"), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	gate := func(lease, tool string, input map[string]any) registry.GateAnswer {
+		var a registry.GateAnswer
+		if err := c.Call(map[string]any{"op": "gate", "lease_id": lease, "tool": tool, "input": input, "client": "e2e"}, &a); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	for i := 0; i < 5; i++ {
+		if a := gate(grand, "Bash", map[string]any{"command": "ls"}); a.Verdict != registry.VerdictAllow {
+			t.Fatalf("spend %d: %+v", i, a)
+		}
+	}
+
+	// An approval requested, approved from a second process, the waiting
+	// call answered; it takes the last step.
+	answered := make(chan registry.GateAnswer, 1)
+	go func() {
+		c2, err := registry.Dial(filepath.Join(w.dir, ".leasedeck", "registry.sock"), time.Second)
+		if err != nil {
+			answered <- registry.GateAnswer{Reason: err.Error()}
+			return
+		}
+		defer c2.Close()
+		var a registry.GateAnswer
+		c2.Call(map[string]any{"op": "gate", "lease_id": root, "tool": "Bash", "input": map[string]any{"command": "rm -rf src/old"}}, &a)
+		answered <- a
+	}()
+	var pending []registry.ApprovalView
+	for i := 0; i < 100 && len(pending) == 0; i++ {
+		time.Sleep(50 * time.Millisecond)
+		json.Unmarshal([]byte(w.run("", "approvals", "--json").stdout), &pending)
+	}
+	if len(pending) != 1 {
+		t.Fatalf("pending approvals: %v", pending)
+	}
+	if r := w.run("", "approve", pending[0].ID); r.code != 0 {
+		t.Fatalf("approve: %+v", r)
+	}
+	if r := w.run("", "approve", pending[0].ID); r.code != 3 || !strings.Contains(r.stderr, "already decided") {
+		t.Errorf("approve twice: %+v", r)
+	}
+	if r := w.run("", "deny", "no-such-approval", "--reason", "x"); r.code != 1 || !strings.Contains(r.stderr, "does not exist") {
+		t.Errorf("deny unknown: %+v", r)
+	}
+	select {
+	case a := <-answered:
+		if a.Verdict != registry.VerdictAllow {
+			t.Fatalf("approved call: %+v", a)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("approved call never answered")
+	}
+	// Budget spent on the chain: every lease below is blocked.
+	if a := gate(grand, "Bash", map[string]any{"command": "ls"}); a.Verdict != registry.VerdictBlock || !strings.Contains(a.Reason, "budget") {
+		t.Fatalf("after budget: %+v", a)
+	}
+
+	// Revoking needs a reason; a non-ancestor may not; the root closes all three.
+	if r := w.run("", "revoke", grand, "--reason", "x", "--by", grand); r.code != 3 {
+		t.Errorf("revoke by self: %+v", r)
+	}
+	r := w.run("", "revoke", root, "--reason", "end of test")
+	if r.code != 0 || !strings.Contains(r.stdout, "revoked 3 lease(s)") {
+		t.Fatalf("revoke: %+v", r)
+	}
+	before := w.leases()
+	for _, id := range []string{root, child, grand} {
+		if before[id].Status != registry.Revoked {
+			t.Errorf("%s is %s after revoke", id, before[id].Status)
+		}
+	}
+
+	// Restart: identical state.
+	c.Close()
+	w.stop()
+	if r := w.run("", "leases"); r.code != 4 || !strings.Contains(r.stderr, "leasedeck serve") {
+		t.Errorf("leases with no registry: %+v", r)
+	}
+	w.serve()
+	after := w.leases()
+	for id, b := range before {
+		a := after[id]
+		b.Remaining, a.Remaining = nil, nil
+		bj, _ := json.Marshal(b)
+		aj, _ := json.Marshal(a)
+		if string(bj) != string(aj) {
+			t.Errorf("lease %s changed across restart:\n%s\n%s", id, bj, aj)
+		}
+	}
+}
+
+// Bad input on the socket: each gets a clear error and the connection
+// and registry keep working.
+func TestSocketBadInput(t *testing.T) {
+	w := newWorkspace(t)
+	w.serve()
+	sock := filepath.Join(w.dir, ".leasedeck", "registry.sock")
+	conn, err := (&netDialer{}).dial(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rd := bufio.NewReader(conn)
+	send := func(line string) map[string]any {
+		t.Helper()
+		conn.Write([]byte(line + "\n"))
+		resp, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no answer to %.60q: %v", line, err)
+		}
+		var m map[string]any
+		json.Unmarshal([]byte(resp), &m)
+		return m
+	}
+	for _, c := range []struct{ line, code string }{
+		{`not json`, "bad_request"},
+		{`[1,2]`, "bad_request"},
+		{`{"op":"frobnicate"}`, "bad_request"},
+		{`{}`, "bad_request"},
+		{`{"op":"gate","lease_id":"nope","tool":"Bash"}`, "unknown_lease"},
+		{`{"op":"lease","lease_id":"nope"}`, "unknown_lease"},
+		{`{"op":"revoke","lease_id":"nope","reason":"x"}`, "unauthorized"},
+		{`{"op":"decide","approval_id":"nope","outcome":"approved"}`, "unauthorized"},
+		{`{"op":"issue","manifest":` + `"` + strings.Repeat("x", 10<<20) + `"}`, "too_large"},
+	} {
+		m := send(c.line)
+		e, _ := m["error"].(map[string]any)
+		if e == nil || e["code"] != c.code {
+			t.Errorf("%.60q: got %v, want code %s", c.line, m, c.code)
+		}
+	}
+	// A schema-invalid manifest is refused and recorded, not an error.
+	m := send(`{"op":"issue","manifest":{"schema_version":"1.2"}}`)
+	res, _ := m["result"].(map[string]any)
+	if res == nil || res["status"] != "refused" || !strings.Contains(res["reason"].(string), "required") {
+		t.Errorf("invalid manifest: %v", m)
+	}
+	// Still working.
+	if m := send(`{"op":"status"}`); m["ok"] != true {
+		t.Errorf("status after bad input: %v", m)
+	}
+}
+
+type netDialer struct{}
+
+func (netDialer) dial(path string) (net.Conn, error) { return net.DialTimeout("unix", path, time.Second) }
