@@ -79,7 +79,7 @@ func policyManifest(t testing.TB) *Manifest {
 		"allow": map[string]any{"tools": []any{"Bash", "Read", "Write", "Edit", "WebFetch", "Agent"},
 			"read_paths": []any{"**"}, "write_paths": []any{"**"}, "hosts": []any{"*"},
 			"commands": []any{"git", "ls", "echo", "rm", "curl", "sh", "bash", "cat", "go"}},
-		"deny": map[string]any{"commands": []any{"sudo"}, "paths": []any{".leasedeck/**", "~/.ssh/**"}, "hosts": []any{}},
+		"deny":      map[string]any{"commands": []any{"sudo"}, "paths": []any{".leasedeck/**", "~/.ssh/**"}, "hosts": []any{}},
 		"budget":    map[string]any{"depth": int64(4), "fan_out": int64(8)},
 		"approvals": []any{},
 	})

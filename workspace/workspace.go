@@ -34,12 +34,12 @@ type Workspace struct {
 func (w Workspace) Dir() string { return filepath.Join(w.Root, DirName) }
 
 // Paths of the workspace's files.
-func (w Workspace) PolicyPath() string  { return filepath.Join(w.Dir(), "policy.json") }
-func (w Workspace) KeyPath() string     { return filepath.Join(w.Dir(), "key") }
-func (w Workspace) JournalDir() string  { return filepath.Join(w.Dir(), "journal") }
-func (w Workspace) LockPath() string    { return filepath.Join(w.Dir(), "registry.lock") }
-func (w Workspace) SocketPath() string  { return filepath.Join(w.Dir(), "registry.sock") }
-func (w Workspace) AgentsDir() string   { return filepath.Join(w.Dir(), "agents") }
+func (w Workspace) PolicyPath() string { return filepath.Join(w.Dir(), "policy.json") }
+func (w Workspace) KeyPath() string    { return filepath.Join(w.Dir(), "key") }
+func (w Workspace) JournalDir() string { return filepath.Join(w.Dir(), "journal") }
+func (w Workspace) LockPath() string   { return filepath.Join(w.Dir(), "registry.lock") }
+func (w Workspace) SocketPath() string { return filepath.Join(w.Dir(), "registry.sock") }
+func (w Workspace) AgentsDir() string  { return filepath.Join(w.Dir(), "agents") }
 func (w Workspace) AgentPath(client string) string {
 	return filepath.Join(w.AgentsDir(), client+".json")
 }

@@ -333,4 +333,6 @@ func TestSocketBadInput(t *testing.T) {
 
 type netDialer struct{}
 
-func (netDialer) dial(path string) (net.Conn, error) { return net.DialTimeout("unix", path, time.Second) }
+func (netDialer) dial(path string) (net.Conn, error) {
+	return net.DialTimeout("unix", path, time.Second)
+}

@@ -494,4 +494,3 @@ func runStatus(args []string, e *env) int {
 	fmt.Fprintln(e.stdout, string(b))
 	return exitOK
 }
-
