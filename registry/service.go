@@ -49,6 +49,7 @@ type Service struct {
 	inflightSteps    map[string]float64
 	inflightChildren map[string]int
 
+	foldErr  error // set when replay found records that do not fold
 	stop     chan struct{}
 	done     chan struct{}
 	kickCh   chan struct{} // wakes the sweeper when a new deadline appears
@@ -106,12 +107,17 @@ func Open(cfg Config) (*Service, error) {
 	}
 	s.w = w
 	if len(replayErr) > 0 {
-		// The chain held but a record does not fold: keep the evidence,
+		// A record does not fold (after a break, lines that depend on a
+		// damaged one cannot): keep the evidence, serve it read-only, and
 		// refuse to add to it.
-		w.Close()
-		return nil, fmt.Errorf("journal does not fold: %s", strings.Join(replayErr, "; "))
+		more := ""
+		if len(replayErr) > 3 {
+			more = fmt.Sprintf(" (and %d more)", len(replayErr)-3)
+			replayErr = replayErr[:3]
+		}
+		s.foldErr = fmt.Errorf("journal does not fold: %s%s", strings.Join(replayErr, "; "), more)
 	}
-	if w.Broken() == nil {
+	if s.Health() == nil {
 		s.appendAudit(auditRecord(EventRegistryStarted, cfg.Now(), "registry started", map[string]any{"issuer_session": cfg.SessionID}))
 		s.expireOrphans()
 		s.sweep()
@@ -150,6 +156,9 @@ func (s *Service) Health() error {
 	}
 	if err := s.w.Err(); err != nil {
 		return fmt.Errorf("journal cannot be written, issuing and gating are refused: %w", err)
+	}
+	if s.foldErr != nil {
+		return fmt.Errorf("issuing and gating are refused: %w", s.foldErr)
 	}
 	return nil
 }
@@ -850,7 +859,7 @@ func (s *Service) sweeper() {
 		if t != nil {
 			t.Stop()
 		}
-		if s.w.Broken() == nil && s.w.Err() == nil {
+		if s.Health() == nil {
 			s.sweep()
 		}
 	}

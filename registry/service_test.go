@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -365,5 +366,33 @@ func TestNoSequenceExceedsParent(t *testing.T) {
 			}
 		})
 		f.svc.Close()
+	}
+}
+
+// A journal that breaks in the middle stops issuing and gating: refused
+// and denied with the reason, never silently allowed.
+func TestFailClosedOnBrokenJournal(t *testing.T) {
+	f := newFixture(t)
+	id := f.issue(agentManifest("a", 10, nil), "")
+	f.issue(agentManifest("b", 10, nil), "")
+	f.svc.Close()
+	p := filepath.Join(f.dir, ".leasedeck", "journal", "leases.jsonl")
+	b, _ := os.ReadFile(p)
+	i := strings.Index(string(b), "end to end")
+	if i < 0 {
+		i = strings.Index(string(b), "test a")
+	}
+	b[i] ^= 0x20 // flip a byte inside the first line
+	os.WriteFile(p, b, 0o600)
+	f.open()
+	if f.svc.Health() == nil {
+		t.Fatal("tampered journal reported healthy")
+	}
+	res, err := f.svc.Issue(agentManifest("c", 10, nil), "")
+	if err == nil || res.Status != Refused || !strings.Contains(res.Reason, "journal") {
+		t.Fatalf("issue on a broken journal: %+v %v", res, err)
+	}
+	if a := f.gate(id, "Bash", map[string]any{"command": "ls"}); a.Verdict != VerdictDeny || !strings.Contains(a.Reason, "journal") {
+		t.Fatalf("gate on a broken journal: %+v", a)
 	}
 }

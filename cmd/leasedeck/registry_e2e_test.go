@@ -336,3 +336,53 @@ type netDialer struct{}
 func (netDialer) dial(path string) (net.Conn, error) {
 	return net.DialTimeout("unix", path, time.Second)
 }
+
+func TestInitAndPolicyErrors(t *testing.T) {
+	w := newWorkspace(t)
+	ld := filepath.Join(w.dir, ".leasedeck")
+	for _, p := range []string{ld, filepath.Join(ld, "journal"), filepath.Join(ld, "agents")} {
+		if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o700 {
+			t.Errorf("%s: %v %v", p, st.Mode(), err)
+		}
+	}
+	for _, p := range []string{"policy.json", "key", "agents/claude-code.json", "agents/codex-cli.json", "agents/gemini-code-assist.json", "agents/github-copilot.json"} {
+		if st, err := os.Stat(filepath.Join(ld, p)); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v %v", p, st, err)
+		}
+	}
+	tok, _ := filepath.Glob(filepath.Join(w.dir, ".cfg", "leasedeck", "tokens", "*"))
+	if len(tok) != 1 {
+		t.Fatalf("operator token: %v", tok)
+	}
+	if st, _ := os.Stat(tok[0]); st.Mode().Perm() != 0o600 {
+		t.Errorf("token mode %v", st.Mode())
+	}
+	// init again keeps everything.
+	if r := w.run("", "init", w.dir); r.code != 0 || strings.Contains(r.stdout, "created") {
+		t.Errorf("second init: %+v", r)
+	}
+	// Every agent manifest is a valid, grantable declaration.
+	for _, a := range []string{"claude-code", "codex-cli", "gemini-code-assist", "github-copilot"} {
+		if r := w.run("", "validate", "--shape", "manifest", filepath.Join(ld, "agents", a+".json")); r.code != 0 {
+			t.Errorf("%s: %+v", a, r)
+		}
+	}
+	// A bad edit of the policy is refused at start, naming the pointer.
+	pol := filepath.Join(ld, "policy.json")
+	b, _ := os.ReadFile(pol)
+	os.WriteFile(pol, []byte(strings.Replace(string(b), `"fan_out": 8`, `"fan_out": 9999`, 1)), 0o600)
+	if r := w.run("", "serve"); r.code != 1 || !strings.Contains(r.stderr, "/root/budget/fan_out") {
+		t.Errorf("bad policy: %+v", r)
+	}
+	os.WriteFile(pol, []byte(`{"root": {}, "mode": "yolo"}`), 0o600)
+	if r := w.run("", "serve"); r.code != 1 || !strings.Contains(r.stderr, "/root") {
+		t.Errorf("bad policy: %+v", r)
+	}
+	os.WriteFile(pol, []byte(`{"root": `), 0o600)
+	if r := w.run("", "serve"); r.code != 1 || !strings.Contains(r.stderr, "invalid JSON") {
+		t.Errorf("bad policy: %+v", r)
+	}
+	if r := w.run("", "init", filepath.Join(w.dir, "missing")); r.code != 1 {
+		t.Errorf("init of a missing dir: %+v", r)
+	}
+}
