@@ -61,6 +61,19 @@ type Request struct {
 	Tokens     *float64        `json:"tokens,omitempty"`
 	CostUSD    *float64        `json:"cost_usd,omitempty"`
 	Source     string          `json:"source,omitempty"`
+
+	// Lifecycle (the bridge): raw ids and prompts arrive over the 0600
+	// socket and are kept only as salted hashes.
+	AdmissionID   string `json:"admission_id,omitempty"`
+	Session       string `json:"session,omitempty"`
+	ParentSession string `json:"parent_session,omitempty"`
+	AgentName     string `json:"agent_name,omitempty"`
+	Prompt        string `json:"prompt,omitempty"`
+	Turn          string `json:"turn,omitempty"`
+	ResultHash    string `json:"result_hash,omitempty"`
+	StopReason    string `json:"stop_reason,omitempty"`
+	EndSession    bool   `json:"end_session,omitempty"`
+	Aborted       bool   `json:"aborted,omitempty"`
 }
 
 // Response answers one Request.
@@ -265,16 +278,22 @@ func (h *Handler) dispatch(ctx context.Context, req *Request, raw map[string]any
 		}
 		return res, nil
 	case "gate", "check":
-		if req.LeaseID == "" || req.Tool == "" {
-			return nil, bad("%s needs lease_id and tool", req.Op)
+		if (req.LeaseID == "" && req.AdmissionID == "") || req.Tool == "" {
+			return nil, bad("%s needs lease_id (or admission_id) and tool", req.Op)
 		}
-		input := map[string]any{}
-		if in, present := raw["input"]; present && in != nil {
-			obj, ok := in.(map[string]any)
-			if !ok {
-				return nil, bad("/input must be a JSON object (the tool input)")
+		input, rerr := toolInput(raw)
+		if rerr != nil {
+			return nil, rerr
+		}
+		if req.AdmissionID != "" {
+			ans, err := s.GateAdmission(ctx, req.AdmissionID, GateRequest{
+				Call: ToolCall{Tool: req.Tool, Input: input}, Summary: req.Summary,
+				MaxWait: time.Duration(req.MaxWaitMs) * time.Millisecond, DryRun: req.DryRun || req.Op == "check",
+			})
+			if err != nil {
+				return nil, mapErr(err)
 			}
-			input = obj
+			return ans, nil
 		}
 		if _, known := s.lease(req.LeaseID); !known {
 			return nil, &RemoteError{Code: CodeUnknownLease, Message: "unknown lease " + req.LeaseID}
@@ -325,6 +344,35 @@ func (h *Handler) dispatch(ctx context.Context, req *Request, raw map[string]any
 		return res, nil
 	case "approvals":
 		return map[string]any{"pending": s.PendingApprovals()}, nil
+	case "admit":
+		res, err := s.Admit(AdmitRequest{Client: req.Client, Session: req.Session, ParentSession: req.ParentSession,
+			AgentName: req.AgentName, Manifest: raw["manifest"], Prompt: req.Prompt, Turn: req.Turn})
+		if err != nil && !res.Allowed && res.Reason == "" {
+			return nil, mapErr(err)
+		}
+		return res, nil
+	case "report":
+		input, rerr := toolInput(raw)
+		if rerr != nil {
+			return nil, rerr
+		}
+		res, err := s.Report(req.AdmissionID, ToolCall{Tool: req.Tool, Input: input}, req.Status, req.ResultHash, req.Summary)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		return res, nil
+	case "telemetry":
+		w, err := s.Telemetry(req.AdmissionID, req.Tokens, req.CostUSD, req.Source)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		return map[string]any{"warnings": w}, nil
+	case "finalize":
+		res, err := s.Finalize(req.AdmissionID, req.StopReason, req.EndSession, req.Aborted)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		return res, nil
 	case "decide":
 		if e := h.authorized(req); e != nil {
 			return nil, e
@@ -399,4 +447,17 @@ func (h *Handler) status() map[string]any {
 		st["health"] = "ok"
 	}
 	return st
+}
+
+// toolInput reads a request's `input` member: absent means {}.
+func toolInput(raw map[string]any) (map[string]any, *RemoteError) {
+	in, present := raw["input"]
+	if !present || in == nil {
+		return map[string]any{}, nil
+	}
+	obj, ok := in.(map[string]any)
+	if !ok {
+		return nil, bad("/input must be a JSON object (the tool input)")
+	}
+	return obj, nil
 }

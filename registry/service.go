@@ -435,6 +435,8 @@ type GateRequest struct {
 	MaxWait time.Duration
 	// DryRun decides without recording or spending anything (`check`).
 	DryRun bool
+
+	admission string // the lifecycle turn this call belongs to, if any
 }
 
 // GateAnswer is the gate's final answer to a call.
@@ -546,6 +548,9 @@ func (s *Service) recordGate(req GateRequest, v Verdict, reason, approvalID stri
 	}
 	if approvalID != "" {
 		details["approval_id"] = approvalID
+	}
+	if req.admission != "" {
+		details["admission_id"] = req.admission
 	}
 	rec := auditRecord(et, s.Now(), req.Summary, details)
 	rec["reasoning"] = oneLine(reason, 500)

@@ -112,11 +112,14 @@ func (l *LeaseState) Open(now time.Time) bool {
 type State struct {
 	Leases map[string]*LeaseState
 	Order  []string // lease ids in the order they were decided
+
+	Sessions   map[string]*Session   // by salted session hash
+	Admissions map[string]*Admission // by admission id
 }
 
 // NewState returns an empty state.
 func NewState() *State {
-	return &State{Leases: map[string]*LeaseState{}}
+	return &State{Leases: map[string]*LeaseState{}, Sessions: map[string]*Session{}, Admissions: map[string]*Admission{}}
 }
 
 // Chain returns the ancestors of id, parent first.
@@ -351,6 +354,9 @@ func (s *State) add(l *LeaseState) error {
 func (s *State) ApplyAudit(rec map[string]any) {
 	et, _ := rec["event_type"].(string)
 	d, _ := rec["details"].(map[string]any)
+	if str(d, "admission_id") != "" {
+		s.foldSession(et, rec, d)
+	}
 	id := str(d, "lease_id")
 	l := s.Leases[id]
 	if l == nil {

@@ -1,0 +1,472 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/leasedeck/leasedeck/registry/resources"
+)
+
+// Sessions and admissions: the registry half of the bridge's lifecycle
+// contract. A client session (Claude Code, Codex, …) gets one lease, on
+// its first turn; a subagent session gets a child lease under its parent
+// session's; every turn is an admission under the session's lease. All
+// of it is folded from audit lines, so it survives restarts. Session ids,
+// turn ids and prompts arrive raw over the 0600 socket and are stored only
+// as salted hashes (HMAC with the deployment key).
+
+// Admission is one turn under a session's lease.
+type Admission struct {
+	ID          string
+	LeaseID     string
+	SessionHash string
+	Client      string
+	BegunAt     time.Time
+	Gated       int // pre-tool calls gated
+	Allowed     int
+	Denied      int
+	Reported    int      // post-tool reports
+	Ungated     int      // post-tool reports with no allowed pre-tool before them
+	Violations  []string // scope violations seen
+	Telemetry   int      // usage reports with an accurate source
+	Estimates   int      // usage reports without one
+	Finalized   string   // "", "certified", "non_certified", "aborted"
+	pendingOK   map[string]int
+}
+
+// Session is a client session: its lease and, for a subagent, its parent.
+type Session struct {
+	Hash       string
+	LeaseID    string
+	Client     string
+	ParentHash string
+}
+
+// accurateSources are the cost/token provenances charged to budgets;
+// anything else is recorded as an estimate and not charged.
+var accurateSources = map[string]bool{"provider_reported": true, "sdk_result_message": true}
+
+// SaltedHash hashes an identifier or prompt with the deployment key, so
+// equal inputs fold to the same session while the journal never holds them.
+func (s *Service) SaltedHash(kind, value string) string {
+	return s.cfg.Key.MAC([]byte("leasedeck:" + kind + "\x00" + value))
+}
+
+// AdmitRequest starts a turn.
+type AdmitRequest struct {
+	Client        string
+	Session       string // raw client session id
+	ParentSession string // raw parent session id, for a subagent
+	AgentName     string // display name for a new lease
+	Manifest      any    // the declared manifest for a new session lease
+	Prompt        string // raw prompt; only its salted hash is kept
+	Turn          string // raw turn id; only its salted hash is kept
+}
+
+// AdmitResult is the admission and the lease it runs under.
+type AdmitResult struct {
+	AdmissionID string       `json:"admission_id,omitempty"`
+	LeaseID     string       `json:"lease_id,omitempty"`
+	Allowed     bool         `json:"allowed"`
+	Reason      string       `json:"reason,omitempty"`
+	Refusals    []string     `json:"refusals,omitempty"`
+	Lease       LeaseView    `json:"lease"`
+	Context     string       `json:"context,omitempty"`
+	Issue       *IssueResult `json:"issue,omitempty"`
+}
+
+// Admit begins a turn: it finds (or issues) the session's lease and
+// records a new admission under it.
+func (s *Service) Admit(req AdmitRequest) (AdmitResult, error) {
+	if err := s.Health(); err != nil {
+		return AdmitResult{Reason: err.Error()}, err
+	}
+	if req.Session == "" {
+		return AdmitResult{}, fmt.Errorf("%w: a session id is required", ErrNotAllowed)
+	}
+	now := s.Now()
+	sh := s.SaltedHash("session", req.Session)
+	var parentHash string
+	if req.ParentSession != "" {
+		parentHash = s.SaltedHash("session", req.ParentSession)
+	}
+	s.mu.Lock()
+	sess := s.st.Sessions[sh]
+	leaseID := ""
+	if sess != nil {
+		if ok, _ := s.st.Live(sess.LeaseID, now); ok {
+			leaseID = sess.LeaseID
+		}
+	}
+	parentLease := ""
+	if leaseID == "" && parentHash != "" {
+		ps := s.st.Sessions[parentHash]
+		if ps == nil {
+			s.mu.Unlock()
+			return AdmitResult{Allowed: false, Reason: "the parent session has no lease; its first turn must begin before a subagent's"}, nil
+		}
+		parentLease = ps.LeaseID
+	}
+	s.mu.Unlock()
+
+	var issued *IssueResult
+	if leaseID == "" {
+		if sess != nil {
+			if ok, why := s.Live(sess.LeaseID); !ok && strings.Contains(why, "revoked") {
+				// A revoked session stays revoked: its next turn is
+				// blocked rather than quietly re-leased.
+				return AdmitResult{Allowed: false, LeaseID: sess.LeaseID, Reason: "the session's lease " + why}, nil
+			}
+		}
+		m, ok := req.Manifest.(map[string]any)
+		if !ok {
+			return AdmitResult{}, fmt.Errorf("%w: no declared manifest for client %s", ErrNotAllowed, req.Client)
+		}
+		m = withAgentName(m, req.AgentName)
+		res, err := s.Issue(m, parentLease)
+		if err != nil {
+			return AdmitResult{Reason: res.Reason, Refusals: res.Refusals}, err
+		}
+		issued = &res
+		if res.Status != Granted {
+			return AdmitResult{Allowed: false, Reason: "no lease: " + res.Reason, Refusals: res.Refusals, Issue: issued}, nil
+		}
+		leaseID = res.LeaseID
+	}
+	admission := NewLeaseID()
+	details := map[string]any{"admission_id": admission, "lease_id": leaseID, "session_hash": sh, "client": oneLine(req.Client, 64)}
+	if parentHash != "" {
+		details["parent_session_hash"] = parentHash
+	}
+	if req.Turn != "" {
+		details["turn_hash"] = s.SaltedHash("turn", req.Turn)
+	}
+	rec := auditRecord(EventSessionBegun, now, "turn begins under lease "+shortID(leaseID), details)
+	if req.Prompt != "" {
+		rec["request_hash"] = s.SaltedHash("prompt", req.Prompt)
+	}
+	if err := s.appendAudit(rec); err != nil {
+		return AdmitResult{Reason: err.Error()}, err
+	}
+	v, _ := s.View(leaseID)
+	return AdmitResult{AdmissionID: admission, LeaseID: leaseID, Allowed: true, Lease: v, Context: scopeContext(v), Issue: issued}, nil
+}
+
+// Live reports whether a lease can act now, and why not.
+func (s *Service) Live(id string) (bool, string) {
+	now := s.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.Live(id, now)
+}
+
+func withAgentName(m map[string]any, name string) map[string]any {
+	if name == "" {
+		return m
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	if a, ok := m["agent"].(map[string]any); ok {
+		na := make(map[string]any, len(a))
+		for k, v := range a {
+			na[k] = v
+		}
+		na["name"] = oneLine(name, 120)
+		out["agent"] = na
+	}
+	return out
+}
+
+// scopeContext tells an agent its scope in a few lines, so it stays inside
+// the lease instead of learning it by refusal.
+func scopeContext(v LeaseView) string {
+	m, err := ParseManifest(v.Lease["manifest"])
+	if err != nil || m == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "leasedeck lease %s governs this session (expires %s).\n", shortID(v.ID), v.ExpiresAt)
+	fmt.Fprintf(&b, "You may write: %s. You may read: %s.\n", listOrNone(m.Allow.WritePaths), listOrNone(m.Allow.ReadPaths))
+	fmt.Fprintf(&b, "Commands allowed: %s.\n", listOrNone(m.Allow.Commands))
+	fmt.Fprintf(&b, "Hosts: %s. Denied paths: %s. Denied commands: %s.\n", listOrNone(m.Allow.Hosts), listOrNone(m.Deny.Paths), listOrNone(m.Deny.Commands))
+	if len(m.Approvals) > 0 {
+		fmt.Fprintf(&b, "A human must approve: %s.\n", strings.Join(m.Approvals, ", "))
+	}
+	if st, ok := v.Remaining["steps"]; ok {
+		fmt.Fprintf(&b, "Budget: %v tool calls left.", st)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// admissionLease resolves an admission to its lease.
+func (s *Service) admissionLease(id string) (*Admission, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.st.Admissions[id]
+	if a == nil {
+		return nil, fmt.Errorf("%w: unknown admission_id %q", ErrUnknownLease, id)
+	}
+	cp := *a
+	return &cp, nil
+}
+
+// GateAdmission is the pre-tool gate for a call in a turn.
+func (s *Service) GateAdmission(ctx context.Context, admissionID string, req GateRequest) (GateAnswer, error) {
+	a, err := s.admissionLease(admissionID)
+	if err != nil {
+		return GateAnswer{}, err
+	}
+	req.LeaseID = a.LeaseID
+	req.Client = a.Client
+	req.admission = admissionID
+	return s.Gate(ctx, req), nil
+}
+
+// ReportResult is a post-tool report's outcome.
+type ReportResult struct {
+	Violation bool   `json:"violation"`
+	Reason    string `json:"reason,omitempty"`
+	Revoked   []string
+}
+
+// Report records a tool's outcome (its result only as a hash and a
+// redacted summary made by the caller) and checks scope: a change outside
+// the grant (a write outside write_paths) revokes the lease.
+func (s *Service) Report(admissionID string, call ToolCall, status, resultHash, summary string) (ReportResult, error) {
+	if err := s.Health(); err != nil {
+		return ReportResult{}, err
+	}
+	a, err := s.admissionLease(admissionID)
+	if err != nil {
+		return ReportResult{}, err
+	}
+	var out ReportResult
+	s.mu.Lock()
+	l := s.st.Leases[a.LeaseID]
+	var writes []resources.PathRef
+	if use, err := resources.FromToolCall(s.cfg.Workspace, call.Tool, call.Input); err == nil {
+		writes = use.Writes
+	}
+	if l != nil && l.Granted != nil && status != "denied" && status != "error" {
+		for _, w := range writes {
+			if !w.Inside || !matchAny(l.Granted.Allow.WritePaths, w.Rel) || deniedPath(l.Granted, w) {
+				out.Violation = true
+				out.Reason = "scope violation: wrote " + displayPath(w) + " outside write_paths"
+				break
+			}
+		}
+	}
+	s.mu.Unlock()
+	details := map[string]any{"admission_id": admissionID, "lease_id": a.LeaseID, "tool": oneLine(call.Tool, 128),
+		"status": oneLine(status, 32), "violation": out.Violation}
+	rec := auditRecord(EventToolReported, s.Now(), summary, details)
+	if resultHash != "" {
+		rec["request_hash"] = resultHash
+	}
+	if out.Violation {
+		rec["reasoning"] = oneLine(out.Reason, 500)
+	}
+	if err := s.appendAudit(rec); err != nil {
+		return out, err
+	}
+	if out.Violation {
+		if ok, _ := s.Live(a.LeaseID); ok {
+			res, err := s.Revoke(a.LeaseID, "issuer", out.Reason)
+			if err != nil {
+				return out, err
+			}
+			out.Revoked = res.Revoked
+		}
+	}
+	return out, nil
+}
+
+func deniedPath(g *Manifest, p resources.PathRef) bool {
+	for _, pat := range g.Deny.Paths {
+		if resources.MatchDenyPath(pat, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Telemetry records usage for a turn: figures with an accurate source are
+// charged to the lease and its ancestors; others are kept as estimates
+// and never charged. The warnings say which.
+func (s *Service) Telemetry(admissionID string, tokens, cost *float64, source string) ([]string, error) {
+	a, err := s.admissionLease(admissionID)
+	if err != nil {
+		return nil, err
+	}
+	var warnings []string
+	if !accurateSources[source] {
+		if tokens != nil || cost != nil {
+			warnings = append(warnings, fmt.Sprintf("usage with source %q is not accurate: recorded as an estimate, not charged to the budget", orUnknown(source)))
+		}
+		tokens, cost = nil, nil
+	}
+	details := map[string]any{"admission_id": admissionID, "lease_id": a.LeaseID, "source": oneLine(orUnknown(source), 64), "accurate": accurateSources[source]}
+	if tokens != nil {
+		if *tokens < 0 {
+			return nil, fmt.Errorf("%w: tokens must not be negative", ErrNotAllowed)
+		}
+		details["tokens"] = int64(*tokens)
+	}
+	if cost != nil {
+		if *cost < 0 {
+			return nil, fmt.Errorf("%w: cost must not be negative", ErrNotAllowed)
+		}
+		details["cost_usd"] = *cost
+	}
+	return warnings, s.appendAudit(auditRecord(EventBudgetSpent, s.Now(), "", details))
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unavailable"
+	}
+	return s
+}
+
+// FinalizeResult is a turn's certification.
+type FinalizeResult struct {
+	Certified        bool     `json:"certified"`
+	Reasons          []string `json:"reasons,omitempty"`
+	TelemetryQuality string   `json:"telemetry_quality"`
+}
+
+// Finalize ends a turn: certified when every tool call was gated, nothing
+// escaped the grant and telemetry is complete. endSession also completes
+// the session's lease (the client session or subagent ended).
+func (s *Service) Finalize(admissionID, stopReason string, endSession bool, aborted bool) (FinalizeResult, error) {
+	if err := s.Health(); err != nil {
+		return FinalizeResult{}, err
+	}
+	a, err := s.admissionLease(admissionID)
+	if err != nil {
+		return FinalizeResult{}, err
+	}
+	var res FinalizeResult
+	switch {
+	case a.Telemetry > 0 && a.Estimates == 0:
+		res.TelemetryQuality = "complete"
+	case a.Telemetry > 0 || a.Estimates > 0:
+		res.TelemetryQuality = "partial"
+	default:
+		res.TelemetryQuality = "insufficient"
+	}
+	if a.Ungated > 0 {
+		res.Reasons = append(res.Reasons, fmt.Sprintf("%d tool call(s) ran without an allowed pre-tool gate", a.Ungated))
+	}
+	for _, v := range a.Violations {
+		res.Reasons = append(res.Reasons, v)
+	}
+	if ok, why := s.Live(a.LeaseID); !ok {
+		res.Reasons = append(res.Reasons, "the lease "+why)
+	}
+	if res.TelemetryQuality != "complete" {
+		res.Reasons = append(res.Reasons, "telemetry is "+res.TelemetryQuality+" (no usage with an accurate source)")
+	}
+	if aborted {
+		res.Reasons = append(res.Reasons, "the turn was aborted: "+orUnknown(stopReason))
+	}
+	res.Certified = len(res.Reasons) == 0
+	outcome := "non_certified"
+	if res.Certified {
+		outcome = "certified"
+	}
+	if aborted {
+		outcome = "aborted"
+	}
+	details := map[string]any{"admission_id": admissionID, "lease_id": a.LeaseID, "outcome": outcome,
+		"telemetry_quality": res.TelemetryQuality, "end_session": endSession}
+	if stopReason != "" {
+		details["stop_reason"] = oneLine(stopReason, 64)
+	}
+	rec := auditRecord(EventSessionFinalized, s.Now(), "turn "+outcome, details)
+	if len(res.Reasons) > 0 {
+		rec["reasoning"] = oneLine(strings.Join(res.Reasons, "; "), 500)
+	}
+	if err := s.appendAudit(rec); err != nil {
+		return res, err
+	}
+	if endSession {
+		if ok, _ := s.Live(a.LeaseID); ok {
+			// Children first: a subagent's lease ends with the session.
+			for _, id := range s.liveSubtree(a.LeaseID) {
+				if err := s.Finish(id, Completed, ""); err != nil {
+					return res, err
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+func (s *Service) liveSubtree(id string) []string {
+	now := s.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, cur := range s.st.Subtree(id) {
+		if l := s.st.Leases[cur]; l != nil && l.Open(now) {
+			out = append(out, cur)
+		}
+	}
+	return out
+}
+
+// foldSession applies the session and admission audit events.
+func (st *State) foldSession(et string, rec, d map[string]any) {
+	aid := str(d, "admission_id")
+	switch et {
+	case EventSessionBegun:
+		sh := str(d, "session_hash")
+		st.Sessions[sh] = &Session{Hash: sh, LeaseID: str(d, "lease_id"), Client: str(d, "client"), ParentHash: str(d, "parent_session_hash")}
+		at, _ := ParseTime(str(rec, "timestamp"))
+		st.Admissions[aid] = &Admission{ID: aid, LeaseID: str(d, "lease_id"), SessionHash: sh, Client: str(d, "client"), BegunAt: at, pendingOK: map[string]int{}}
+		return
+	}
+	a := st.Admissions[aid]
+	if a == nil {
+		return
+	}
+	switch et {
+	case EventGateAllowed, EventGateDenied, EventGateHeld:
+		if et == EventGateHeld {
+			return
+		}
+		a.Gated++
+		if et == EventGateAllowed {
+			a.Allowed++
+			a.pendingOK[str(d, "tool")]++
+		} else {
+			a.Denied++
+		}
+	case EventToolReported:
+		a.Reported++
+		tool := str(d, "tool")
+		if st := str(d, "status"); st != "denied" {
+			if a.pendingOK[tool] > 0 {
+				a.pendingOK[tool]--
+			} else {
+				a.Ungated++
+			}
+		}
+		if b, _ := d["violation"].(bool); b {
+			a.Violations = append(a.Violations, str(rec, "reasoning"))
+		}
+	case EventBudgetSpent:
+		if b, _ := d["accurate"].(bool); b {
+			a.Telemetry++
+		} else {
+			a.Estimates++
+		}
+	case EventSessionFinalized:
+		a.Finalized = str(d, "outcome")
+	}
+}
