@@ -2,6 +2,7 @@ package journal
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/leasedeck/leasedeck/schemas"
 )
@@ -33,9 +34,9 @@ func validateValue(k Kind, m map[string]any) ([]schemas.Error, error) {
 	return schemas.Validate(k.Shape(), m)
 }
 
-// fastLeaseRecord: lease-record.schema.json, schema set 1.2. Members whose
-// subschemas are large (lease, declared) or numeric (usage) are left to
-// the schema.
+// fastLeaseRecord: lease-record.schema.json, schema set 1.2. The members
+// whose subschemas are whole manifests (lease, declared) are left to the
+// schema.
 func fastLeaseRecord(m map[string]any) bool {
 	for name, v := range m {
 		switch name {
@@ -80,7 +81,11 @@ func fastLeaseRecord(m map[string]any) bool {
 			if !isShortString(v, 32) {
 				return false
 			}
-		case "lease", "declared", "usage":
+		case "usage":
+			if !isUsage(v) {
+				return false
+			}
+		case "lease", "declared":
 			return false
 		}
 		// Any other member is one the schema does not define
@@ -103,6 +108,44 @@ func fastLeaseRecord(m map[string]any) bool {
 		return has(m, "reason") && has(m, "by")
 	case "attached":
 		return has(m, "containment") && has(m, "platform")
+	}
+	return true
+}
+
+// isUsage: an object whose tokens, if present, is an integer from 0 to
+// 2^53-1 and whose cost_usd, if present, is a number of at least 0. Only
+// plain digit strings count as tokens here (the schema also takes 5.0).
+func isUsage(v any) bool {
+	u, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	if t, ok := u["tokens"]; ok {
+		n, ok := t.(json.Number)
+		if !ok || !isDigits(string(n)) {
+			return false
+		}
+		if x, err := strconv.ParseUint(string(n), 10, 64); err != nil || x > schemas.MaxSafeInteger {
+			return false
+		}
+	}
+	if c, ok := u["cost_usd"]; ok {
+		// A JSON number literal without a minus sign is at least 0.
+		if n, ok := c.(json.Number); !ok || len(n) == 0 || n[0] == '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
 	}
 	return true
 }
@@ -442,31 +485,41 @@ var sensitiveWords = [...]string{
 // without any of them passes all three; a name with one goes to the
 // schema, which decides by the exact patterns.
 func mayNameSensitive(name string) bool {
-	var buf [64]byte
-	if len(name) > len(buf) {
-		return true
-	}
-	lower := buf[:len(name)]
 	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		lower[i] = c
-	}
-	for _, w := range sensitiveWords {
-		if containsString(lower, w) {
-			return true
+		for _, w := range wordsByInitial[lowerASCII(name[i])] {
+			if hasPrefixFold(name[i:], w) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-func containsString(b []byte, w string) bool {
-	for i := 0; i+len(w) <= len(b); i++ {
-		if string(b[i:i+len(w)]) == w {
-			return true
+// wordsByInitial indexes sensitiveWords by first letter, so that a name is
+// scanned once rather than once per word.
+var wordsByInitial = func() (t [256][]string) {
+	for _, w := range sensitiveWords {
+		t[w[0]] = append(t[w[0]], w)
+	}
+	return t
+}()
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// hasPrefixFold: s starts with the lower-case word w, ignoring ASCII case.
+func hasPrefixFold(s, w string) bool {
+	if len(s) < len(w) {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if lowerASCII(s[i]) != w[i] {
+			return false
 		}
 	}
-	return false
+	return true
 }

@@ -232,13 +232,21 @@ func parseHash(v any, dst *[32]byte) string {
 	return ""
 }
 
-func isLowerHex(b []byte) bool {
-	for _, c := range b {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
+// lowerHex marks the bytes 0-9 and a-f. A table, because every line's
+// prev and mac go through this and the branches cost more than the hashing.
+var lowerHex = func() (t [256]bool) {
+	for _, c := range "0123456789abcdef" {
+		t[c] = true
 	}
-	return true
+	return t
+}()
+
+func isLowerHex(b []byte) bool {
+	ok := true
+	for _, c := range b {
+		ok = ok && lowerHex[c]
+	}
+	return ok
 }
 
 func jsonTypeName(v any) string {

@@ -268,7 +268,7 @@ func (t *tailer) read(tf *tailFile, reset string) error {
 		b = Batch{Kind: tf.kind, Path: tf.path, From: b.Next, Next: b.Next}
 		return nil
 	}
-	next, err := scan(tf.f, tf.offset, tf.lines, analyseOpts{kind: tf.kind, validate: true, hash: true}, func(a *analysed) error {
+	next, err := scan(tf.f, tf.offset, tf.lines, analyseOpts{kind: tf.kind, validate: true, hash: true}, false, func(a *analysed) error {
 		if p := lineProblem(tf.path, a); p != nil {
 			b.Problems = append(b.Problems, p)
 		} else {

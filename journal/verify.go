@@ -40,7 +40,8 @@ type VerifyOptions struct {
 	// Line, when set, is called for each line that passed every journal
 	// check (JSON, schema, seq, prev, mac), leases.jsonl first and then
 	// audit.jsonl, each in file order. Every reason it returns becomes a
-	// break at that line.
+	// break at that line. As with Scan, l.Value may be kept but l and
+	// l.Raw not.
 	Line func(k Kind, l *Line) []string
 	// Finish, when set, is called after both files and may add breaks of
 	// its own (for rules over the whole journal).
@@ -97,7 +98,7 @@ func verifyFile(path string, k Kind, key []byte, extra func(Kind, *Line) []strin
 	// The last complete line is held back one step: if it is not JSON, it
 	// is a torn write rather than damage, and is reported as such.
 	var held *analysed
-	next, err := scan(io.NewSectionReader(f, 0, size), 0, 0, analyseOpts{kind: k, key: key, validate: true, hash: true}, func(a *analysed) error {
+	next, err := scan(io.NewSectionReader(f, 0, size), 0, 0, analyseOpts{kind: k, key: key, validate: true, hash: true}, true, func(a *analysed) error {
 		if held != nil {
 			c.add(held)
 		}

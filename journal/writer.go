@@ -31,8 +31,9 @@ type Options struct {
 	// (readable, schema-valid, mac and chain good), leases.jsonl first and
 	// then audit.jsonl, each in file order, so that a registry can rebuild
 	// its state in the same pass that checks the chain. An error from it
-	// aborts Open. Lines Open writes itself (recovery records) are not
-	// replayed.
+	// aborts Open. As with Scan, l.Value may be kept but l and l.Raw not
+	// (copy Raw to keep it). Lines Open writes itself (recovery records)
+	// are not replayed.
 	Replay func(k Kind, l *Line) error
 }
 
@@ -249,7 +250,7 @@ func (w *Writer) load(fsx *fileState) (int64, error) {
 	// damage, and must not be checked as a line.
 	var held *analysed
 	next, err := scan(io.NewSectionReader(fsx.f, 0, size), 0, 0,
-		analyseOpts{kind: fsx.kind, key: w.key, validate: true, hash: true},
+		analyseOpts{kind: fsx.kind, key: w.key, validate: true, hash: true}, true,
 		func(a *analysed) error {
 			if held != nil {
 				feed(held)

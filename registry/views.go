@@ -34,7 +34,9 @@ type LeaseView struct {
 	LastDecisions []GateEvent        `json:"activity,omitempty"` // (View only)
 }
 
-func (s *State) view(l *LeaseState, now time.Time, full bool) LeaseView {
+// View renders one lease for display at now; full adds the signed lease,
+// the declaration and recent activity.
+func (s *State) View(l *LeaseState, now time.Time, full bool) LeaseView {
 	v := LeaseView{
 		ID: l.ID, ParentID: l.ParentID, Status: l.Status, Purpose: l.Purpose(),
 		Reason: l.Reason, Refusals: l.Reasons, RevokedBy: l.RevokedBy,
@@ -77,7 +79,7 @@ func (s *Service) Views() []LeaseView {
 	defer s.mu.Unlock()
 	out := make([]LeaseView, 0, len(s.st.Order))
 	for _, l := range s.st.Sorted() {
-		out = append(out, s.st.view(l, now, false))
+		out = append(out, s.st.View(l, now, false))
 	}
 	return out
 }
@@ -91,7 +93,7 @@ func (s *Service) View(id string) (LeaseView, bool) {
 	if l == nil {
 		return LeaseView{}, false
 	}
-	return s.st.view(l, now, true), true
+	return s.st.View(l, now, true), true
 }
 
 // ApprovalView is a pending request as the socket lists it.
