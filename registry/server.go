@@ -74,6 +74,7 @@ type Request struct {
 	StopReason    string `json:"stop_reason,omitempty"`
 	EndSession    bool   `json:"end_session,omitempty"`
 	Aborted       bool   `json:"aborted,omitempty"`
+	Resume        bool   `json:"resume,omitempty"`
 }
 
 // Response answers one Request.
@@ -346,7 +347,7 @@ func (h *Handler) dispatch(ctx context.Context, req *Request, raw map[string]any
 		return map[string]any{"pending": s.PendingApprovals()}, nil
 	case "admit":
 		res, err := s.Admit(AdmitRequest{Client: req.Client, Session: req.Session, ParentSession: req.ParentSession,
-			AgentName: req.AgentName, Manifest: raw["manifest"], Prompt: req.Prompt, Turn: req.Turn})
+			AgentName: req.AgentName, Manifest: raw["manifest"], Prompt: req.Prompt, Turn: req.Turn, Resume: req.Resume})
 		if err != nil && !res.Allowed && res.Reason == "" {
 			return nil, mapErr(err)
 		}

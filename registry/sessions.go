@@ -42,6 +42,7 @@ type Session struct {
 	LeaseID    string
 	Client     string
 	ParentHash string
+	Current    string // the latest admission
 }
 
 // accurateSources are the cost/token provenances charged to budgets;
@@ -63,6 +64,10 @@ type AdmitRequest struct {
 	Manifest      any    // the declared manifest for a new session lease
 	Prompt        string // raw prompt; only its salted hash is kept
 	Turn          string // raw turn id; only its salted hash is kept
+	// Resume returns the session's current admission when it has one
+	// still open, instead of starting a new turn (a tool call from a
+	// client whose turn began before the hooks did, a subagent's calls).
+	Resume bool
 }
 
 // AdmitResult is the admission and the lease it runs under.
@@ -108,6 +113,13 @@ func (s *Service) Admit(req AdmitRequest) (AdmitResult, error) {
 			return AdmitResult{Allowed: false, Reason: "the parent session has no lease; its first turn must begin before a subagent's"}, nil
 		}
 		parentLease = ps.LeaseID
+	}
+	if req.Resume && leaseID != "" && sess.Current != "" {
+		if a := s.st.Admissions[sess.Current]; a != nil && a.Finalized == "" {
+			s.mu.Unlock()
+			v, _ := s.View(leaseID)
+			return AdmitResult{AdmissionID: a.ID, LeaseID: leaseID, Allowed: true, Lease: v}, nil
+		}
 	}
 	s.mu.Unlock()
 
@@ -426,7 +438,7 @@ func (st *State) foldSession(et string, rec, d map[string]any) {
 	switch et {
 	case EventSessionBegun:
 		sh := str(d, "session_hash")
-		st.Sessions[sh] = &Session{Hash: sh, LeaseID: str(d, "lease_id"), Client: str(d, "client"), ParentHash: str(d, "parent_session_hash")}
+		st.Sessions[sh] = &Session{Hash: sh, LeaseID: str(d, "lease_id"), Client: str(d, "client"), ParentHash: str(d, "parent_session_hash"), Current: aid}
 		at, _ := ParseTime(str(rec, "timestamp"))
 		st.Admissions[aid] = &Admission{ID: aid, LeaseID: str(d, "lease_id"), SessionHash: sh, Client: str(d, "client"), BegunAt: at, pendingOK: map[string]int{}}
 		return

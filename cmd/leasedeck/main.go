@@ -62,6 +62,9 @@ func init() {
 		"approvals":   {"list pending approval requests", runApprovals},
 		"approve":     {"approve a pending request (--for-lease to remember it)", runDecide("approve")},
 		"deny":        {"deny a pending request with a reason", runDecide("deny")},
+		"bridge":      {"answer one lifecycle request (stdin → stdout JSON) through the registry", runBridge},
+		"hook":        {"answer a client's native hook (claude-code, codex, gemini, vscode)", runHook},
+		"install":     {"write or merge a client's hook configuration", runInstall},
 		"help":        {"show this help", nil},
 	}
 }

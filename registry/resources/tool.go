@@ -111,6 +111,24 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 		if err != nil {
 			return Use{}, err
 		}
+		// A call that writes several files (apply_patch, multi-file
+		// edits, translated by the bridge) names every one in file_paths:
+		// each is checked, not only the first.
+		more, err := stringList(input, "file_paths")
+		if err != nil {
+			return Use{}, err
+		}
+		for i, q := range more {
+			pointer := "/file_paths/" + strconv.Itoa(i)
+			if tool == "Read" {
+				err = addRead(pointer, q)
+			} else {
+				err = addWrite(pointer, q)
+			}
+			if err != nil {
+				return Use{}, err
+			}
+		}
 	case "NotebookEdit":
 		found := false
 		for _, name := range []string{"notebook_path", "file_path"} {
@@ -162,6 +180,17 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 			return Use{}, &FieldError{Pointer: "/url", Err: err}
 		}
 		use.Hosts = append(use.Hosts, h)
+		more, err := stringList(input, "urls")
+		if err != nil {
+			return Use{}, err
+		}
+		for i, u := range more {
+			h, err := HostOf(u)
+			if err != nil {
+				return Use{}, &FieldError{Pointer: "/urls/" + strconv.Itoa(i), Err: err}
+			}
+			use.Hosts = append(use.Hosts, h)
+		}
 	case "WebSearch":
 		raw, ok := input["allowed_domains"]
 		if !ok || raw == nil {
@@ -248,4 +277,27 @@ func joinToolPath(base, rel string) string {
 		return rel
 	}
 	return strings.TrimSuffix(base, "/") + "/" + rel
+}
+
+// stringList reads an optional array of strings.
+func stringList(input map[string]any, name string) ([]string, error) {
+	raw, ok := input[name]
+	if !ok || raw == nil {
+		return nil, nil
+	}
+	switch l := raw.(type) {
+	case []string:
+		return l, nil
+	case []any:
+		out := make([]string, 0, len(l))
+		for i, v := range l {
+			s, ok := v.(string)
+			if !ok {
+				return nil, fieldErr("/"+name+"/"+strconv.Itoa(i), "must be a string")
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	return nil, fieldErr("/"+name, "must be an array of strings")
 }

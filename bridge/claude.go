@@ -1,0 +1,395 @@
+package bridge
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Claude Code hooks (clients.md §1; pinned test client 2.1.328).
+//
+// Decision formats written, by event and verdict:
+//
+//	PreToolUse         allow  exit 0 {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"[,…Reason][,"additionalContext"]}}
+//	                   deny   exit 0 … "permissionDecision":"deny","permissionDecisionReason":R (R is shown to Claude)
+//	                   ask    exit 0 … "permissionDecision":"ask","permissionDecisionReason":R
+//	                   block  exit 2, R on stderr (the documented blocking exit; JSON is ignored at exit 2)
+//	PermissionRequest  allow  exit 0 {"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}
+//	                   deny   exit 0 … "decision":{"behavior":"deny","message":R}
+//	                   block  exit 0 … "decision":{"behavior":"deny","message":R,"interrupt":true}
+//	                   ask    exit 0, no output (the client shows its own prompt; exit 2 is not honoured here)
+//	UserPromptSubmit   allow  exit 0 {"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":C}}
+//	                   deny   exit 0 {"decision":"block","reason":R} (the prompt is erased, R shown)
+//	SessionStart,      allow  exit 0 {"hookSpecificOutput":{"hookEventName":…,"additionalContext":C}}
+//	SubagentStart      deny   cannot block: the refusal goes into additionalContext and systemMessage
+//	PostToolUse(-Fail) block  exit 0 {"decision":"block","reason":R} (R is put next to the tool result)
+//	Stop, SubagentStop, SessionEnd, StopFailure, PermissionDenied: never a decision (a Stop "block"
+//	                   would keep Claude working); warnings only, as systemMessage.
+//
+// Exit 1 is never used to mean deny: Claude Code treats it as a
+// non-blocking error and runs the tool. Warnings go in `systemMessage`,
+// which every event accepts.
+type claudeAdapter struct{}
+
+func (claudeAdapter) Name() string { return "claude-code" }
+
+var claudeEvents = []EventSpec{
+	{Native: "SessionStart", Op: OpBegin},
+	{Native: "UserPromptSubmit", Op: OpBegin},
+	{Native: "PreToolUse", Op: OpPreTool, Gate: true, Tools: true},
+	{Native: "PermissionRequest", Op: OpPreTool, Gate: true, Tools: true},
+	{Native: "PostToolUse", Op: OpPostTool, Tools: true},
+	{Native: "PostToolUseFailure", Op: OpPostTool, Tools: true},
+	{Native: "PermissionDenied", Op: OpPostTool, Tools: true},
+	{Native: "SubagentStart", Op: OpBegin},
+	{Native: "SubagentStop", Op: OpFinalize},
+	{Native: "Stop", Op: OpFinalize},
+	{Native: "StopFailure", Op: OpAbort},
+	{Native: "SessionEnd", Op: OpFinalize},
+}
+
+// claudeObserved are events Claude Code sends that map to no op: parsed,
+// answered with no opinion.
+var claudeObserved = map[string]bool{
+	"Setup": true, "UserPromptExpansion": true, "PostToolBatch": true, "Notification": true,
+	"MessageDisplay": true, "TaskCreated": true, "TaskCompleted": true, "TeammateIdle": true,
+	"InstructionsLoaded": true, "ConfigChange": true, "CwdChanged": true, "DirectoryAdded": true,
+	"FileChanged": true, "WorktreeCreate": true, "WorktreeRemove": true, "PreCompact": true,
+	"PostCompact": true, "Elicitation": true, "ElicitationResult": true, "PreModelSwitch": true,
+	"PostModelSwitch": true,
+}
+
+func (claudeAdapter) Events() []EventSpec { return claudeEvents }
+
+func specOf(specs []EventSpec, native string) (EventSpec, bool) {
+	for _, s := range specs {
+		if s.Native == native {
+			return s, true
+		}
+	}
+	return EventSpec{}, false
+}
+
+// Timeout: 600 s for command hooks since v2.1.3; UserPromptSubmit's default
+// is 30 s; SessionEnd hooks share 1.5 s, raised to the largest per-hook
+// timeout up to 60 s.
+func (claudeAdapter) Timeout(native string) Timeout {
+	switch native {
+	case "UserPromptSubmit":
+		return Timeout{Default: 30 * time.Second}
+	case "SessionEnd":
+		return Timeout{Default: 1500 * time.Millisecond, Max: 60 * time.Second}
+	}
+	return Timeout{Default: 600 * time.Second}
+}
+
+var eventNameRe = regexp.MustCompile(`"(?:hook_event_name|hookEventName)"\s*:\s*"([A-Za-z]+)"`)
+
+// sniffEvent recovers the event name from a payload too broken to parse, so
+// that a broken PreToolUse still fails closed.
+func sniffEvent(client string, specs []EventSpec, stdin []byte) *Event {
+	m := eventNameRe.FindSubmatch(stdin)
+	if m == nil {
+		return nil
+	}
+	ev := &Event{Client: client, Native: string(m[1])}
+	if s, ok := specOf(specs, ev.Native); ok {
+		ev.Op, ev.Gate = s.Op, s.Gate
+	}
+	return ev
+}
+
+func (a claudeAdapter) Parse(stdin []byte) (*Event, error) {
+	p, err := decodePayload(a.Name(), stdin)
+	if err != nil {
+		return sniffEvent(a.Name(), claudeEvents, stdin), err
+	}
+	// VS Code reads Claude Code's settings files and runs their hooks with
+	// its own payloads (camelCase hookEventName and sessionId).
+	if _, ok := p.m["hook_event_name"]; !ok {
+		if _, ok := p.m["hookEventName"]; ok {
+			p.client = "vscode"
+			return parseVSCode(p)
+		}
+	}
+	return parseClaudeLike(p, a.Name(), claudeEvents, claudeObserved)
+}
+
+// parseClaudeLike reads the Claude Code payload shape, which Codex shares
+// almost member for member (clients.md §2.2: "same vocabulary").
+func parseClaudeLike(p *payload, client string, specs []EventSpec, observed map[string]bool) (*Event, error) {
+	name, err := p.need("hook_event_name")
+	if err != nil {
+		return nil, err
+	}
+	ev := &Event{Client: client, Native: name}
+	spec, known := specOf(specs, name)
+	if !known {
+		if observed[name] {
+			return ev, nil
+		}
+		return ev, fmt.Errorf("%w: %s sent %q", ErrUnknownEvent, client, name)
+	}
+	ev.Op, ev.Gate = spec.Op, spec.Gate
+	ev.PermissionPhase = name == "PermissionRequest"
+	if ev.Session, err = p.need("session_id"); err != nil {
+		return ev, err
+	}
+	for _, f := range []struct {
+		dst  *string
+		keys []string
+	}{
+		{&ev.Cwd, []string{"cwd"}},
+		{&ev.Turn, []string{"turn_id", "prompt_id"}},
+		{&ev.Model, []string{"model"}},
+		{&ev.Timestamp, []string{"timestamp"}},
+	} {
+		if *f.dst, err = p.str(f.keys...); err != nil {
+			return ev, err
+		}
+	}
+	agentID, err := p.str("agent_id")
+	if err != nil {
+		return ev, err
+	}
+	agentType, err := p.str("agent_type")
+	if err != nil {
+		return ev, err
+	}
+	if agentID != "" {
+		ev.Subagent = &Subagent{ID: agentID, Type: agentType}
+	}
+	ev.StopHookActive = p.boolean("stop_hook_active")
+
+	switch name {
+	case "SessionStart":
+		if ev.Source, err = p.str("source"); err != nil {
+			return ev, err
+		}
+	case "UserPromptSubmit":
+		if _, ok := p.m["prompt"]; !ok {
+			return ev, &InputError{Client: client, Pointer: "/prompt", Msg: "missing (required)"}
+		}
+		if ev.Prompt, err = p.str("prompt"); err != nil {
+			return ev, err
+		}
+	case "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "PermissionDenied":
+		if err := parseClaudeTool(p, ev, client); err != nil {
+			return ev, err
+		}
+	case "SubagentStart", "SubagentStop":
+		if agentID == "" {
+			return ev, &InputError{Client: client, Pointer: "/agent_id", Msg: "missing (required)"}
+		}
+		ev.Child = true
+		if name == "SubagentStop" {
+			ev.StopReason = "completed"
+		}
+	case "Stop":
+		ev.StopReason = "completed"
+	case "StopFailure":
+		e, err := p.str("error")
+		if err != nil {
+			return ev, err
+		}
+		ev.AbortReason = "stop_failure: " + nonEmpty(e, "unknown")
+		ev.StopReason = "error"
+	case "Interrupt":
+		ev.AbortReason = "user_interrupt"
+		ev.StopReason = "user_interrupt"
+	case "SessionEnd":
+		if ev.Source, err = p.str("reason"); err != nil {
+			return ev, err
+		}
+		ev.SessionEnd = true
+		ev.StopReason = sessionEndStop(ev.Source)
+	}
+	return ev, nil
+}
+
+// sessionEndStop maps a SessionEnd reason to a finalize stop_reason. Only
+// reasons that say the user ended the session normally count as completed;
+// "other" (Codex uses it for SIGINT too) says nothing.
+func sessionEndStop(reason string) string {
+	switch reason {
+	case "clear", "resume", "logout", "prompt_input_exit", "exit":
+		return "completed"
+	}
+	return ""
+}
+
+func parseClaudeTool(p *payload, ev *Event, client string) error {
+	native, err := p.need("tool_name")
+	if err != nil {
+		return err
+	}
+	in, err := p.toolInput("tool_input")
+	if err != nil {
+		return err
+	}
+	useID, err := p.str("tool_use_id")
+	if err != nil {
+		return err
+	}
+	var tc *ToolCall
+	if client == "codex" {
+		tc, err = translateCodex(client, native, in)
+	} else {
+		tc, err = translateClaude(client, native, in)
+	}
+	if err != nil {
+		if ev.Gate {
+			return err
+		}
+		// Evidence of a call that already happened is still worth keeping
+		// when its input is odd: record it as an opaque tool.
+		tc = newCall(native, native, copyMap(in), in)
+	}
+	tc.UseID = useID
+	ev.Tool = tc
+	ev.DurationMS = p.int64("duration_ms")
+	switch ev.Native {
+	case "PostToolUse":
+		ev.Status = "success"
+		resp := p.m["tool_response"]
+		if client == "codex" {
+			ev.Status = codexStatus(native, resp)
+		}
+		ev.Result = digestResult(tc.Name, resp, ev.Status)
+	case "PostToolUseFailure":
+		ev.Status = "error"
+		ev.Interrupted = p.boolean("is_interrupt")
+		e, err := p.str("error")
+		if err != nil {
+			return err
+		}
+		ev.Result = digestResult(tc.Name, map[string]any{"error": e}, ev.Status)
+	case "PermissionDenied":
+		ev.Status = "denied"
+		r, err := p.str("reason")
+		if err != nil {
+			return err
+		}
+		ev.Result = digestResult(tc.Name, map[string]any{"error": r}, ev.Status)
+	}
+	return nil
+}
+
+// systemMessage prefixes a user-facing warning so the user can tell where
+// it came from.
+func systemMessage(s string) string {
+	if s == "" || strings.HasPrefix(s, "leasedeck") {
+		return s
+	}
+	return "leasedeck: " + s
+}
+
+func (a claudeAdapter) Render(ev *Event, v Verdict) Output {
+	if ev == nil || ev.Native == "" {
+		return unreadableOutput(v)
+	}
+	if ev.Client == "vscode" {
+		// A VS Code payload that came through Claude Code's hook file is
+		// answered the way VS Code reads answers.
+		return vscodeAdapter{}.Render(ev, v)
+	}
+	if _, known := specOf(claudeEvents, ev.Native); !known && !claudeObserved[ev.Native] {
+		return unknownEventOutput(v)
+	}
+	warn := systemMessage(warningsOf(v))
+	hso := func(fields ...kv) obj {
+		return append(obj{{"hookEventName", ev.Native}}, fields...)
+	}
+	top := func(o obj) Output {
+		o = o.with("systemMessage", warn)
+		if len(o) == 0 {
+			return Output{}
+		}
+		return Output{Stdout: jsonOut(o)}
+	}
+	switch ev.Native {
+	case "PreToolUse":
+		switch v.Kind {
+		case Allow:
+			return top(obj{{"hookSpecificOutput", hso(kv{"permissionDecision", "allow"}).
+				with("permissionDecisionReason", strings.TrimSpace(v.Reason)).
+				with("additionalContext", contextOf(v))}})
+		case Deny, Fail:
+			return top(obj{{"hookSpecificOutput", hso(kv{"permissionDecision", "deny"},
+				kv{"permissionDecisionReason", reasonOf(v, "denied by leasedeck")})}})
+		case Ask:
+			return top(obj{{"hookSpecificOutput", hso(kv{"permissionDecision", "ask"},
+				kv{"permissionDecisionReason", reasonOf(v, "leasedeck asks you to confirm this call")})}})
+		case Block:
+			return Output{Stderr: textOut(reasonOf(v, "blocked by leasedeck")), ExitCode: 2}
+		}
+		return top(nil)
+	case "PermissionRequest":
+		switch v.Kind {
+		case Allow:
+			return top(obj{{"hookSpecificOutput", hso(kv{"decision", obj{{"behavior", "allow"}}})}})
+		case Deny, Fail:
+			return top(obj{{"hookSpecificOutput", hso(kv{"decision", obj{{"behavior", "deny"},
+				{"message", reasonOf(v, "denied by leasedeck")}}})}})
+		case Block:
+			return top(obj{{"hookSpecificOutput", hso(kv{"decision", obj{{"behavior", "deny"},
+				{"message", reasonOf(v, "blocked by leasedeck")}, {"interrupt", true}}})}})
+		}
+		return top(nil)
+	case "UserPromptSubmit":
+		switch v.Kind {
+		case Deny, Block:
+			return top(obj{{"decision", "block"}, {"reason", reasonOf(v, "refused by leasedeck")}})
+		case Allow:
+			if c := contextOf(v); c != "" {
+				return top(obj{{"hookSpecificOutput", hso(kv{"additionalContext", c})}})
+			}
+		}
+		return top(nil)
+	case "SessionStart", "SubagentStart":
+		c := contextOf(v)
+		if v.Kind == Deny || v.Kind == Block {
+			// Neither event can be blocked; tell the agent and the user
+			// that its tool calls will be refused.
+			r := "leasedeck refused a lease for this session: " + reasonOf(v, "refused") +
+				". Its tool calls will be refused."
+			c = strings.TrimSpace(r + "\n" + c)
+			warn = systemMessage(strings.TrimSpace(r + " " + warn))
+		}
+		if c != "" {
+			return top(obj{{"hookSpecificOutput", hso(kv{"additionalContext", c})}})
+		}
+		return top(nil)
+	case "PostToolUse", "PostToolUseFailure":
+		o := obj{}
+		if v.Kind == Block || v.Kind == Deny {
+			o = o.with("decision", "block").with("reason", reasonOf(v, "leasedeck revoked this session's lease"))
+		}
+		if c := contextOf(v); c != "" {
+			o = append(o, kv{"hookSpecificOutput", hso(kv{"additionalContext", c})})
+		}
+		return top(o)
+	}
+	return top(nil)
+}
+
+// unknownEventOutput answers an event the adapter does not know: its
+// output keys are unknown too, so only a failure (when there is one) is
+// reported, the non-blocking way.
+func unknownEventOutput(v Verdict) Output {
+	if v.Kind == NoOpinion && len(v.Warnings) == 0 {
+		return Output{}
+	}
+	return unreadableOutput(v)
+}
+
+// unreadableOutput is the answer to a payload whose event is unknown:
+// nothing event-specific can be said, so a non-blocking failure (exit 1,
+// message on stderr) for every client, which leaves the action to the
+// client; a payload that is a recognisable gate event never gets here (its
+// event name is sniffed and it fails closed).
+func unreadableOutput(v Verdict) Output {
+	msg := nonEmpty(v.Reason, warningsOf(v))
+	return Output{Stderr: textOut(systemMessage(nonEmpty(msg, "unreadable hook input"))), ExitCode: 1}
+}

@@ -1,0 +1,123 @@
+package bridge
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// fuzzAdapter: whatever stdin holds, parsing, building the request and
+// rendering every verdict never panic; a gate event never renders a refusal
+// as exit 1; stdout is empty or one JSON object.
+func fuzzAdapter(f *testing.F, client string) {
+	a, err := AdapterFor(client)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for key, data := range recorded(f) {
+		if strings.HasPrefix(key, client+"/") {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(""))
+	f.Add([]byte("{}"))
+	f.Add([]byte(`{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"apply_patch","tool_input":{"command":["apply_patch","*** Begin Patch\n*** Add File: x\n+1\n*** End Patch"]}}`))
+	f.Add([]byte(`{"hookEventName":"PreToolUse","sessionId":"s","tool_name":"multi_replace_string_in_file","tool_input":{"replacements":[{"filePath":7}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ev, err := a.Parse(data)
+		if ev != nil && err == nil && ev.Op != OpNone {
+			req, rerr := ev.Request("adm")
+			if rerr == nil {
+				if _, merr := json.Marshal(req); merr != nil {
+					t.Fatalf("marshal request: %v", merr)
+				}
+			}
+		}
+		for _, vc := range verdicts {
+			out := Render(a, ev, vc.v)
+			if len(out.Stdout) > 0 {
+				var o map[string]any
+				if jerr := json.Unmarshal(out.Stdout, &o); jerr != nil {
+					t.Fatalf("stdout not a JSON object: %q", out.Stdout)
+				}
+			}
+			if ev != nil && ev.Gate && (vc.v.Kind == Deny || vc.v.Kind == Block) && out.ExitCode == 1 {
+				t.Fatalf("gate refusal rendered as exit 1")
+			}
+		}
+		if err != nil {
+			out := Render(a, ev, FailVerdict("enforce", ev, err.Error()))
+			if ev != nil && ev.Gate && out.ExitCode == 1 {
+				t.Fatalf("broken gate payload fails open")
+			}
+		}
+	})
+}
+
+func FuzzClaudeParse(f *testing.F) { fuzzAdapter(f, "claude-code") }
+func FuzzCodexParse(f *testing.F)  { fuzzAdapter(f, "codex") }
+func FuzzGeminiParse(f *testing.F) { fuzzAdapter(f, "gemini") }
+func FuzzVSCodeParse(f *testing.F) { fuzzAdapter(f, "vscode") }
+
+func FuzzParseApplyPatch(f *testing.F) {
+	f.Add("*** Begin Patch\n*** Add File: a\n+x\n*** Update File: b\n*** Move to: c\n*** Delete File: d\n*** End Patch\n")
+	f.Add("*** Begin Patch\n*** Frob: x\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		ops, err := ParseApplyPatch(s)
+		if err == nil {
+			if len(ops) == 0 {
+				t.Fatal("no error and no ops")
+			}
+			for _, w := range PatchWrites(ops) {
+				if w == "" {
+					t.Fatal("empty write path")
+				}
+			}
+		}
+	})
+}
+
+func FuzzRedact(f *testing.F) {
+	for i := range planted {
+		f.Add(plantedText(i))
+	}
+	f.Add("password=hunter2 Authorization: Bearer abcdefghij https://u:p@h")
+	f.Fuzz(func(t *testing.T, s string) {
+		out, fs := Redact(s)
+		if len(fs) == 0 && out != s {
+			t.Fatal("changed without a finding")
+		}
+		for _, fd := range fs {
+			if fd.Start < 0 || fd.End > len(s) || fd.Start >= fd.End {
+				t.Fatalf("bad span %+v", fd)
+			}
+		}
+		sum := Summary("Bash", map[string]any{"command": s}, 120)
+		if utf8.RuneCountInString(sum) > 120 || strings.ContainsAny(sum, "\n\r\x00") {
+			t.Fatalf("summary %q", sum)
+		}
+	})
+}
+
+func FuzzInstall(f *testing.F) {
+	f.Add([]byte(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"x"}]}]}}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"hooks":{"PreToolUse":[1,"x",{"hooks":"no"}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, client := range Clients() {
+			opts := installOpts(client)
+			res, err := Install(client, data, opts)
+			if err != nil {
+				continue
+			}
+			again, err := Install(client, res.Bytes, opts)
+			if err != nil {
+				t.Fatalf("%s: own output unreadable: %v\n%s", client, err, res.Bytes)
+			}
+			if again.Changed {
+				t.Fatalf("%s: not idempotent:\n%s\n---\n%s", client, res.Bytes, again.Bytes)
+			}
+		}
+	})
+}

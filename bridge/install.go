@@ -1,0 +1,653 @@
+package bridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Scope says whose settings file gets the hooks.
+type Scope string
+
+// The install scopes.
+const (
+	ScopeProject Scope = "project"
+	ScopeUser    Scope = "user"
+)
+
+// Locations are the directories settings paths are built from. Empty
+// Workspace gives paths relative to the workspace root.
+type Locations struct {
+	Workspace string
+	Home      string
+	// CodexHome is $CODEX_HOME (default Home/.codex).
+	CodexHome string
+	// GeminiHome is $GEMINI_CLI_HOME, which replaces Home for Gemini CLI.
+	GeminiHome string
+}
+
+// SettingsPath is the file `leasedeck install <client> --scope S` edits:
+//
+//	claude-code  project .claude/settings.json       user ~/.claude/settings.json
+//	codex        project .codex/hooks.json           user $CODEX_HOME/hooks.json (~/.codex)
+//	gemini       project .gemini/settings.json       user ~/.gemini/settings.json
+//	vscode       project .github/hooks/leasedeck.json user ~/.copilot/hooks/leasedeck.json
+//
+// Codex reads hooks.json beside config.toml, so no TOML is written for the
+// hooks themselves. VS Code loads every *.json under .github/hooks, so
+// leasedeck keeps a file of its own there instead of editing the user's.
+func SettingsPath(client string, scope Scope, loc Locations) (string, error) {
+	a, err := AdapterFor(client)
+	if err != nil {
+		return "", err
+	}
+	if scope != ScopeProject && scope != ScopeUser {
+		return "", fmt.Errorf("unknown scope %q (project or user)", scope)
+	}
+	if scope == ScopeUser && loc.Home == "" && !(a.Name() == "codex" && loc.CodexHome != "") &&
+		!(a.Name() == "gemini" && loc.GeminiHome != "") {
+		return "", errors.New("user scope needs a home directory")
+	}
+	join := filepath.Join
+	switch a.Name() {
+	case "claude-code":
+		if scope == ScopeProject {
+			return join(loc.Workspace, ".claude", "settings.json"), nil
+		}
+		return join(loc.Home, ".claude", "settings.json"), nil
+	case "codex":
+		if scope == ScopeProject {
+			return join(loc.Workspace, ".codex", "hooks.json"), nil
+		}
+		if loc.CodexHome != "" {
+			return join(loc.CodexHome, "hooks.json"), nil
+		}
+		return join(loc.Home, ".codex", "hooks.json"), nil
+	case "gemini":
+		if scope == ScopeProject {
+			return join(loc.Workspace, ".gemini", "settings.json"), nil
+		}
+		if loc.GeminiHome != "" {
+			return join(loc.GeminiHome, ".gemini", "settings.json"), nil
+		}
+		return join(loc.Home, ".gemini", "settings.json"), nil
+	case "vscode":
+		if scope == ScopeProject {
+			return join(loc.Workspace, ".github", "hooks", "leasedeck.json"), nil
+		}
+		return join(loc.Home, ".copilot", "hooks", "leasedeck.json"), nil
+	}
+	return "", fmt.Errorf("no settings path for %q", client)
+}
+
+// InstallOptions are what `leasedeck install` decides.
+type InstallOptions struct {
+	// Command is the hook command line, e.g. "leasedeck hook claude-code".
+	Command string
+	// ApprovalTimeout is the policy's approval timeout; the hook timeout is
+	// HookTimeoutFor(ApprovalTimeout) unless Timeout is set.
+	ApprovalTimeout time.Duration
+	// Timeout, when set, is the explicit hook timeout. It must exceed
+	// ApprovalTimeout, or a held call would be killed by the client (which
+	// fails open) before the bridge could answer "deny".
+	Timeout time.Duration
+	// FailClosed adds `"onFailure": "block"` to Claude Code's gate hooks, so
+	// a hook that crashes or times out blocks the call. Claude Code
+	// v2.1.295+ only: an older one may reject the unknown key.
+	FailClosed bool
+	// Optional also installs optional events (Gemini's AfterModel telemetry,
+	// one process per streamed chunk).
+	Optional bool
+}
+
+// HookTimeoutFor is the hook timeout that leaves a full approval wait: the
+// approval timeout plus max(30 s, a fifth of it), so that ApprovalWait
+// (which keeps max(5 s, a tenth) as margin) still allows the whole policy
+// timeout.
+func HookTimeoutFor(approval time.Duration) time.Duration {
+	extra := approval / 5
+	if extra < 30*time.Second {
+		extra = 30 * time.Second
+	}
+	return approval + extra
+}
+
+// InstallResult is a merged settings file.
+type InstallResult struct {
+	Bytes []byte
+	// Changed is false when the file already had every entry (Bytes then
+	// equals the input, byte for byte).
+	Changed bool
+	Added   []string // events that got a leasedeck entry
+	Updated []string // events whose existing leasedeck entry was brought up to date
+	// Notes are things the user must know or do for the hooks to run
+	// (trust, disabled hooks, a narrow matcher on our entry).
+	Notes []string
+}
+
+// Install merges leasedeck's hook entries for every event the client's
+// adapter handles into existing (the settings file's bytes; nil or empty
+// for a missing file). It never removes or changes anything but an entry
+// whose command is exactly opts.Command, keeps unknown members and their
+// order, and is idempotent: installing into its own output changes nothing.
+func Install(client string, existing []byte, opts InstallOptions) (InstallResult, error) {
+	a, err := AdapterFor(client)
+	if err != nil {
+		return InstallResult{}, err
+	}
+	opts.Command = strings.TrimSpace(opts.Command)
+	if opts.Command == "" {
+		return InstallResult{}, errors.New("install: empty hook command")
+	}
+	if opts.Timeout <= 0 {
+		if opts.ApprovalTimeout <= 0 {
+			return InstallResult{}, errors.New("install: an approval timeout (or an explicit hook timeout) is required")
+		}
+		opts.Timeout = HookTimeoutFor(opts.ApprovalTimeout)
+	}
+	if opts.Timeout <= opts.ApprovalTimeout {
+		return InstallResult{}, fmt.Errorf("install: hook timeout %s must be longer than the approval timeout %s",
+			opts.Timeout, opts.ApprovalTimeout)
+	}
+
+	var root *jsonObject
+	if len(bytes.TrimSpace(existing)) == 0 {
+		root = &jsonObject{}
+	} else {
+		v, err := decodeOrdered(existing)
+		if err != nil {
+			return InstallResult{}, fmt.Errorf("install: cannot read the existing settings: %w", err)
+		}
+		o, ok := v.(*jsonObject)
+		if !ok {
+			return InstallResult{}, errors.New("install: the existing settings are not a JSON object")
+		}
+		root = o
+	}
+	hv, ok := root.get("hooks")
+	if !ok || hv == nil {
+		hv = &jsonObject{}
+		root.set("hooks", hv)
+	}
+	hooks, ok := hv.(*jsonObject)
+	if !ok {
+		return InstallResult{}, errors.New(`install: "hooks" in the existing settings is not an object`)
+	}
+
+	res := InstallResult{}
+	for _, spec := range a.Events() {
+		if spec.Optional && !opts.Optional {
+			continue
+		}
+		want := handlerFor(a, spec, opts)
+		ev, present := hooks.get(spec.Native)
+		var list []any
+		if present && ev != nil {
+			l, ok := ev.([]any)
+			if !ok {
+				return InstallResult{}, fmt.Errorf("install: hooks.%s in the existing settings is not an array", spec.Native)
+			}
+			list = l
+		}
+		found, changed, notes := ensureHandler(a.Name(), list, want, opts.Command, spec)
+		res.Notes = append(res.Notes, notes...)
+		switch {
+		case found && changed:
+			res.Updated = append(res.Updated, spec.Native)
+		case !found:
+			entry := any(want)
+			if a.Name() != "vscode" {
+				// Claude Code, Codex and Gemini CLI nest handlers in matcher
+				// groups; VS Code's native format has no matcher level.
+				g := &jsonObject{}
+				if spec.Tools {
+					g.set("matcher", "*")
+				}
+				g.set("hooks", []any{want})
+				entry = g
+			}
+			hooks.set(spec.Native, append(list, entry))
+			res.Added = append(res.Added, spec.Native)
+		}
+	}
+	res.Notes = append(res.Notes, clientNotes(a.Name(), root)...)
+	if len(res.Added) == 0 && len(res.Updated) == 0 && len(bytes.TrimSpace(existing)) > 0 {
+		res.Bytes = existing
+		return res, nil
+	}
+	res.Changed = true
+	res.Bytes = encodeOrdered(root, detectIndent(existing))
+	return res, nil
+}
+
+// handlerFor builds leasedeck's handler entry for one event.
+func handlerFor(a Adapter, spec EventSpec, opts InstallOptions) *jsonObject {
+	t := opts.Timeout
+	if max := a.Timeout(spec.Native).Max; max > 0 && t > max {
+		// Codex clamps SessionEnd/Interrupt to 3 s and Claude Code's
+		// SessionEnd budget tops out at 60 s: write what will apply.
+		t = max
+	}
+	h := &jsonObject{}
+	switch a.Name() {
+	case "gemini":
+		// Gemini dedupes hooks by name+command across settings layers and
+		// enables/disables them by name.
+		h.set("name", "leasedeck")
+		h.set("type", "command")
+		h.set("command", opts.Command)
+		h.set("timeout", json.Number(strconv.FormatInt(t.Milliseconds(), 10))) // milliseconds
+		if spec.Gate {
+			h.set("description", "leasedeck lease gate")
+		}
+	default:
+		h.set("type", "command")
+		h.set("command", opts.Command)
+		h.set("timeout", json.Number(strconv.FormatInt(ceilSeconds(t), 10))) // seconds
+		if spec.Gate && a.Name() != "vscode" {
+			h.set("statusMessage", "Checking with leasedeck")
+		}
+		if spec.Gate && opts.FailClosed && a.Name() == "claude-code" {
+			h.set("onFailure", "block")
+		}
+	}
+	return h
+}
+
+func ceilSeconds(d time.Duration) int64 {
+	s := int64(d / time.Second)
+	if d%time.Second != 0 {
+		s++
+	}
+	if s < 1 {
+		s = 1
+	}
+	return s
+}
+
+// ensureHandler looks for our handler (same command) in an event's list
+// and brings its fields up to date. It reports whether it was found and
+// whether anything changed, plus notes about entries it leaves alone.
+func ensureHandler(client string, list []any, want *jsonObject, command string, spec EventSpec) (found, changed bool, notes []string) {
+	check := func(h *jsonObject, matcher any) {
+		cmd, _ := h.get("command")
+		cs, _ := cmd.(string)
+		if strings.TrimSpace(cs) == command {
+			if found {
+				return // a duplicate of ours: left as it is
+			}
+			found = true
+			for _, m := range want.Members {
+				cur, ok := h.get(m.Key)
+				if !ok || !sameJSON(cur, m.Val) {
+					h.set(m.Key, m.Val)
+					changed = true
+				}
+			}
+			if spec.Tools && matcher != nil {
+				if ms, _ := matcher.(string); ms != "" && ms != "*" && ms != ".*" {
+					notes = append(notes, fmt.Sprintf("hooks.%s: leasedeck's entry sits under matcher %q, so only those tools are gated; use \"*\"", spec.Native, ms))
+				}
+			}
+			return
+		}
+		if strings.Contains(cs, "leasedeck hook") {
+			notes = append(notes, fmt.Sprintf("hooks.%s: another leasedeck entry (%q) was left unchanged; remove it if it is stale", spec.Native, cs))
+		}
+	}
+	for _, e := range list {
+		o, ok := e.(*jsonObject)
+		if !ok {
+			continue
+		}
+		if client == "vscode" {
+			check(o, nil)
+			continue
+		}
+		inner, ok := o.get("hooks")
+		if !ok {
+			// A flat handler (VS Code style) in a grouped file.
+			check(o, nil)
+			continue
+		}
+		hs, _ := inner.([]any)
+		m, _ := o.get("matcher")
+		for _, h := range hs {
+			if ho, ok := h.(*jsonObject); ok {
+				check(ho, m)
+			}
+		}
+	}
+	return found, changed, notes
+}
+
+func sameJSON(a, b any) bool {
+	ab, _ := json.Marshal(plain(a))
+	bb, _ := json.Marshal(plain(b))
+	return bytes.Equal(ab, bb)
+}
+
+// plain turns an ordered tree into encoding/json values for comparison.
+func plain(v any) any {
+	switch x := v.(type) {
+	case *jsonObject:
+		m := map[string]any{}
+		for _, mem := range x.Members {
+			m[mem.Key] = plain(mem.Val)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plain(e)
+		}
+		return out
+	}
+	return v
+}
+
+// clientNotes says what else the client needs for the hooks to run.
+func clientNotes(client string, root *jsonObject) []string {
+	var notes []string
+	getPath := func(path ...string) (any, bool) {
+		var cur any = root
+		for _, p := range path {
+			o, ok := cur.(*jsonObject)
+			if !ok {
+				return nil, false
+			}
+			if cur, ok = o.get(p); !ok {
+				return nil, false
+			}
+		}
+		return cur, true
+	}
+	switch client {
+	case "claude-code":
+		if v, _ := getPath("disableAllHooks"); v == true {
+			notes = append(notes, "disableAllHooks is true in this file: no hook runs until it is removed")
+		}
+		if v, _ := getPath("allowManagedHooksOnly"); v == true {
+			notes = append(notes, "allowManagedHooksOnly is set: only managed-policy hooks run; install leasedeck in the managed settings")
+		}
+		notes = append(notes, "VS Code also runs the hooks in .claude/settings.json (with its own payloads, which 'leasedeck hook claude-code' understands); do not also install the vscode hooks for the same workspace, or every call is gated twice")
+	case "codex":
+		notes = append(notes,
+			"Codex runs only trusted hooks: review them with /hooks in Codex (trust is recorded against each hook's hash), or pass --dangerously-bypass-hook-trust for one-off automation",
+			"project hooks (.codex/hooks.json) load only in a trusted project (trust_level = \"trusted\" for the project in ~/.codex/config.toml; see CodexConfig)",
+			"hooks are on by default since Codex 0.124; older versions need [features] hooks = true")
+	case "gemini":
+		if v, ok := getPath("tools", "enableHooks"); ok && v == false {
+			notes = append(notes, "tools.enableHooks is false in this file: Gemini CLI versions before 0.26 run no hooks while it is")
+		}
+		if v, ok := getPath("hooks", "disabled"); ok {
+			for _, d := range stringsOfOrdered(v) {
+				if d == "leasedeck" {
+					notes = append(notes, `hooks.disabled lists "leasedeck": the hooks are installed but disabled`)
+				}
+			}
+		}
+		notes = append(notes, "Gemini CLI runs hooks only in a trusted folder (trust it in the CLI, or GEMINI_CLI_TRUST_WORKSPACE=true for automation); headless runs need --yolo for shell and write tools to exist")
+	case "vscode":
+		notes = append(notes, "VS Code agent hooks are a Preview feature and can be disabled by organisation policy; chat.hookFilesLocations must not turn off the file's folder")
+	}
+	return notes
+}
+
+func stringsOfOrdered(v any) []string {
+	arr, _ := v.([]any)
+	var out []string
+	for _, e := range arr {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ---- Codex config.toml ----
+
+// CodexConfigOptions choose what CodexConfig ensures in config.toml.
+type CodexConfigOptions struct {
+	// TrustProject, when set, is an absolute project path to mark
+	// trust_level = "trusted" (project .codex/hooks.json loads only then).
+	TrustProject string
+	// EnableHooks writes [features] hooks = true (needed before Codex 0.124).
+	EnableHooks bool
+}
+
+// CodexConfig ensures the trust and feature settings Codex needs for hooks
+// in a config.toml. It understands just enough TOML to find a table and a
+// key in it: it never rewrites a line, only inserts a key under an existing
+// table header or appends a new table, and leaves a key that is present
+// alone whatever its value (a user's explicit choice; a note says so).
+// Hook trust itself cannot be written: it is recorded against a hash only
+// Codex computes (see the notes of Install).
+func CodexConfig(existing []byte, opts CodexConfigOptions) (InstallResult, error) {
+	text := string(existing)
+	res := InstallResult{}
+	ensure := func(table []string, key, value string) error {
+		lines := strings.Split(text, "\n")
+		headerAt := -1
+		cur := []string(nil) // current table path; nil = root
+		for i, l := range lines {
+			t := strings.TrimSpace(stripTOMLComment(l))
+			if strings.HasPrefix(t, "[") {
+				path, arr, err := parseTOMLHeader(t)
+				if err != nil {
+					// Not a header after all (a line of a multi-line array
+					// such as "  [1, 2],"): not ours to judge.
+					continue
+				}
+				cur = path
+				if !arr && equalPath(path, table) {
+					headerAt = i
+				}
+				continue
+			}
+			k, v, ok := tomlKeyValue(t)
+			if !ok {
+				continue
+			}
+			full := append(append([]string(nil), cur...), k...)
+			if equalPath(full, append(append([]string(nil), table...), key)) {
+				if strings.TrimSpace(v) != value {
+					res.Notes = append(res.Notes, fmt.Sprintf("config.toml already sets %s.%s = %s; left as it is", strings.Join(table, "."), key, strings.TrimSpace(v)))
+				}
+				return nil
+			}
+		}
+		line := key + " = " + value
+		if headerAt >= 0 {
+			lines = append(lines[:headerAt+1], append([]string{line}, lines[headerAt+1:]...)...)
+			text = strings.Join(lines, "\n")
+		} else {
+			if text != "" && !strings.HasSuffix(text, "\n") {
+				text += "\n"
+			}
+			if text != "" {
+				text += "\n"
+			}
+			text += "[" + tomlHeader(table) + "]\n" + line + "\n"
+		}
+		res.Added = append(res.Added, strings.Join(table, ".")+"."+key)
+		return nil
+	}
+	if opts.EnableHooks {
+		if err := ensure([]string{"features"}, "hooks", "true"); err != nil {
+			return InstallResult{}, err
+		}
+	}
+	if opts.TrustProject != "" {
+		if err := ensure([]string{"projects", opts.TrustProject}, "trust_level", `"trusted"`); err != nil {
+			return InstallResult{}, err
+		}
+	}
+	res.Changed = len(res.Added) > 0
+	res.Bytes = []byte(text)
+	return res, nil
+}
+
+func equalPath(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// stripTOMLComment cuts a # comment that is outside quotes.
+func stripTOMLComment(l string) string {
+	var q byte
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		switch {
+		case q != 0:
+			if c == '\\' && q == '"' {
+				i++
+			} else if c == q {
+				q = 0
+			}
+		case c == '"' || c == '\'':
+			q = c
+		case c == '#':
+			return l[:i]
+		}
+	}
+	return l
+}
+
+// parseTOMLHeader reads "[a.b."c d"]" or "[[a.b]]" into its key path.
+func parseTOMLHeader(t string) (path []string, array bool, err error) {
+	inner := strings.TrimPrefix(t, "[")
+	if strings.HasPrefix(inner, "[") {
+		array = true
+		inner = strings.TrimPrefix(inner, "[")
+		if !strings.HasSuffix(inner, "]]") {
+			return nil, false, fmt.Errorf("unterminated table header %q", t)
+		}
+		inner = strings.TrimSuffix(inner, "]]")
+	} else {
+		if !strings.HasSuffix(inner, "]") {
+			return nil, false, fmt.Errorf("unterminated table header %q", t)
+		}
+		inner = strings.TrimSuffix(inner, "]")
+	}
+	path, rest, err := parseTOMLKey(inner)
+	if err != nil {
+		return nil, false, err
+	}
+	if strings.TrimSpace(rest) != "" {
+		return nil, false, fmt.Errorf("bad table header %q", t)
+	}
+	return path, array, nil
+}
+
+// tomlKeyValue splits "a.b = v" into its key path and value text.
+func tomlKeyValue(t string) ([]string, string, bool) {
+	if t == "" {
+		return nil, "", false
+	}
+	path, rest, err := parseTOMLKey(t)
+	if err != nil || len(path) == 0 {
+		return nil, "", false
+	}
+	rest = strings.TrimSpace(rest)
+	if !strings.HasPrefix(rest, "=") {
+		return nil, "", false
+	}
+	return path, strings.TrimSpace(rest[1:]), true
+}
+
+// parseTOMLKey reads a dotted key (bare, "basic" or 'literal' parts) and
+// returns the text after it.
+func parseTOMLKey(s string) ([]string, string, error) {
+	var path []string
+	i := 0
+	skip := func() {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+	}
+	for {
+		skip()
+		if i >= len(s) {
+			return nil, "", errors.New("empty key")
+		}
+		switch s[i] {
+		case '"':
+			j := i + 1
+			var b strings.Builder
+			for ; j < len(s) && s[j] != '"'; j++ {
+				if s[j] == '\\' && j+1 < len(s) {
+					j++
+					switch s[j] {
+					case 'n':
+						b.WriteByte('\n')
+					case 't':
+						b.WriteByte('\t')
+					default:
+						b.WriteByte(s[j])
+					}
+					continue
+				}
+				b.WriteByte(s[j])
+			}
+			if j >= len(s) {
+				return nil, "", errors.New("unterminated quoted key")
+			}
+			path = append(path, b.String())
+			i = j + 1
+		case '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, "", errors.New("unterminated quoted key")
+			}
+			path = append(path, s[i+1:i+1+j])
+			i = i + 2 + j
+		default:
+			j := i
+			for j < len(s) && (s[j] == '_' || s[j] == '-' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
+				j++
+			}
+			if j == i {
+				return nil, "", fmt.Errorf("bad key at %q", s[i:])
+			}
+			path = append(path, s[i:j])
+			i = j
+		}
+		skip()
+		if i < len(s) && s[i] == '.' {
+			i++
+			continue
+		}
+		return path, s[i:], nil
+	}
+}
+
+func tomlHeader(path []string) string {
+	parts := make([]string, len(path))
+	for i, p := range path {
+		bare := p != ""
+		for _, c := range p {
+			if !(c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+				bare = false
+			}
+		}
+		if bare {
+			parts[i] = p
+		} else {
+			parts[i] = `"` + strings.ReplaceAll(strings.ReplaceAll(p, `\`, `\\`), `"`, `\"`) + `"`
+		}
+	}
+	return strings.Join(parts, ".")
+}

@@ -1,0 +1,386 @@
+package bridge
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// The gate's tool vocabulary (DESIGN "Tool vocabulary and exit codes").
+const (
+	ToolBash         = "Bash"
+	ToolWrite        = "Write"
+	ToolEdit         = "Edit"
+	ToolMultiEdit    = "MultiEdit"
+	ToolRead         = "Read"
+	ToolNotebookEdit = "NotebookEdit"
+	ToolGlob         = "Glob"
+	ToolGrep         = "Grep"
+	ToolWebFetch     = "WebFetch"
+	ToolWebSearch    = "WebSearch"
+	ToolAgent        = "Agent"
+)
+
+// toolError is a tool input the gate cannot check: a missing path or
+// command. On a gate event it fails closed, which is the point: a Write
+// whose path we cannot read must not be waved through as "no path".
+func toolError(client, tool, member, msg string) error {
+	return &InputError{Client: client, Pointer: "/tool_input/" + escapePointer(member), Msg: tool + ": " + msg}
+}
+
+// newCall finishes a translated call: resources from the gate-shaped input.
+func newCall(native, name string, in map[string]any, nativeInput any) *ToolCall {
+	sum, _ := hashValue(nativeInput)
+	tc := &ToolCall{Native: native, Name: name, Input: in, InputSHA256: sum}
+	tc.Resources = resourcesOf(name, in)
+	return tc
+}
+
+// resourcesOf reads the gate-shaped input the way the registry will.
+func resourcesOf(name string, in map[string]any) Resources {
+	var r Resources
+	paths := func() []string {
+		if ps, ok := in["file_paths"].([]any); ok && len(ps) > 0 {
+			out := make([]string, 0, len(ps))
+			for _, p := range ps {
+				if s, ok := p.(string); ok && s != "" {
+					out = append(out, s)
+				}
+			}
+			return out
+		}
+		for _, k := range []string{"file_path", "notebook_path"} {
+			if s, _ := in[k].(string); s != "" {
+				return []string{s}
+			}
+		}
+		return nil
+	}
+	switch name {
+	case ToolBash, "PowerShell":
+		if c, _ := in["command"].(string); c != "" {
+			r.Commands = []string{c}
+		}
+		if ws, ok := in["file_paths"].([]any); ok {
+			for _, w := range ws {
+				if s, ok := w.(string); ok {
+					r.Writes = append(r.Writes, s)
+				}
+			}
+		}
+	case ToolWrite, ToolEdit, ToolMultiEdit, ToolNotebookEdit:
+		r.Writes = paths()
+	case ToolRead:
+		r.Reads = paths()
+	case ToolGlob, ToolGrep:
+		if p, _ := in["path"].(string); p != "" {
+			r.Reads = []string{p}
+		}
+	case ToolWebFetch:
+		if us, ok := in["urls"].([]any); ok && len(us) > 0 {
+			for _, u := range us {
+				if s, ok := u.(string); ok {
+					r.URLs = append(r.URLs, s)
+				}
+			}
+		} else if u, _ := in["url"].(string); u != "" {
+			r.URLs = []string{u}
+		}
+	}
+	return r
+}
+
+// requireString checks that a gate-relevant member is a non-empty string.
+func requireString(client, tool string, in map[string]any, member string) error {
+	v, ok := in[member]
+	if !ok || v == nil {
+		return toolError(client, tool, member, "missing (required)")
+	}
+	s, ok := v.(string)
+	if !ok {
+		return toolError(client, tool, member, "expected a string, got "+typeName(v))
+	}
+	if strings.TrimSpace(s) == "" {
+		return toolError(client, tool, member, "empty")
+	}
+	return nil
+}
+
+// translateClaude maps a Claude Code tool call (already in the gate's
+// vocabulary) and checks the members the gate reads.
+func translateClaude(client, name string, in map[string]any) (*ToolCall, error) {
+	out := copyMap(in)
+	gate := name
+	switch name {
+	case "Task":
+		// Renamed Agent in v2.1.63; Task stays an alias.
+		gate = ToolAgent
+	case ToolBash, "PowerShell":
+		if err := requireString(client, name, in, "command"); err != nil {
+			return nil, err
+		}
+	case ToolWrite, ToolEdit, ToolMultiEdit, ToolRead:
+		if err := requireString(client, name, in, "file_path"); err != nil {
+			return nil, err
+		}
+	case ToolNotebookEdit:
+		// The gate reads file_path; the tool names it notebook_path.
+		p, _ := in["notebook_path"].(string)
+		if p == "" {
+			p, _ = in["file_path"].(string)
+		}
+		if p == "" {
+			return nil, toolError(client, name, "notebook_path", "missing (required)")
+		}
+		out["file_path"] = p
+	case ToolGlob, ToolGrep:
+		if err := requireString(client, name, in, "pattern"); err != nil {
+			return nil, err
+		}
+	case ToolWebFetch:
+		if err := requireString(client, name, in, "url"); err != nil {
+			return nil, err
+		}
+	}
+	return newCall(name, gate, out, in), nil
+}
+
+// ---- apply_patch ----
+
+// PatchOp is one file operation of an apply_patch patch.
+type PatchOp struct {
+	Kind   string // "add", "update", "delete"
+	Path   string
+	MoveTo string // update with "*** Move to:"
+}
+
+// ErrNoPatch is returned when text holds no "*** Begin Patch" envelope.
+var ErrNoPatch = errors.New("no '*** Begin Patch' envelope")
+
+// ParseApplyPatch reads the file headers of a Codex apply_patch patch:
+// "*** Add File: P", "*** Update File: P" (optionally followed by "*** Move
+// to: Q"), "*** Delete File: P". Hunk bodies are not interpreted: only which
+// files the patch writes matters to the gate. Any other "*** " header line
+// is an error, so that a patch format we do not understand is refused
+// rather than read as writing nothing.
+func ParseApplyPatch(text string) ([]PatchOp, error) {
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	begin := -1
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "*** Begin Patch" {
+			begin = i
+			break
+		}
+	}
+	if begin < 0 {
+		return nil, ErrNoPatch
+	}
+	var ops []PatchOp
+	header := func(l, prefix string) (string, bool) {
+		if !strings.HasPrefix(l, prefix) {
+			return "", false
+		}
+		return strings.TrimSpace(l[len(prefix):]), true
+	}
+	for n, raw := range lines[begin+1:] {
+		l := strings.TrimRight(raw, " \t")
+		if !strings.HasPrefix(l, "*** ") {
+			continue // hunk body: +, -, space, @@ lines
+		}
+		lineNo := begin + n + 2
+		if l == "*** End Patch" {
+			break
+		}
+		if l == "*** End of File" {
+			continue
+		}
+		var op PatchOp
+		if p, ok := header(l, "*** Add File:"); ok {
+			op = PatchOp{Kind: "add", Path: p}
+		} else if p, ok := header(l, "*** Update File:"); ok {
+			op = PatchOp{Kind: "update", Path: p}
+		} else if p, ok := header(l, "*** Delete File:"); ok {
+			op = PatchOp{Kind: "delete", Path: p}
+		} else if p, ok := header(l, "*** Move to:"); ok {
+			if len(ops) == 0 || ops[len(ops)-1].Kind != "update" || ops[len(ops)-1].MoveTo != "" {
+				return nil, fmt.Errorf("line %d: '*** Move to:' must follow an '*** Update File:' header", lineNo)
+			}
+			if p == "" {
+				return nil, fmt.Errorf("line %d: empty path in '*** Move to:'", lineNo)
+			}
+			ops[len(ops)-1].MoveTo = p
+			continue
+		} else {
+			return nil, fmt.Errorf("line %d: unknown patch header %q", lineNo, clip(l, 60))
+		}
+		if op.Path == "" {
+			return nil, fmt.Errorf("line %d: empty path in %q", lineNo, clip(l, 60))
+		}
+		ops = append(ops, op)
+	}
+	if len(ops) == 0 {
+		return nil, errors.New("patch names no file")
+	}
+	return ops, nil
+}
+
+// PatchWrites lists every path a patch writes, in order and without
+// repeats: added, updated and deleted files, and move destinations.
+func PatchWrites(ops []PatchOp) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, op := range ops {
+		add(op.Path)
+		add(op.MoveTo)
+	}
+	return out
+}
+
+// translatePatch maps an apply_patch call onto Edit (the patch only updates
+// files in place) or Write (it creates, deletes or moves files, which
+// Claude Code's Edit cannot do). Every written file is in file_paths and in
+// Resources.Writes: a multi-file patch is one call, and checking only the
+// first path would let the rest through.
+func translatePatch(client, native, patch string, nativeInput any) (*ToolCall, error) {
+	ops, err := ParseApplyPatch(patch)
+	if err != nil {
+		return nil, toolError(client, native, "command", "cannot read the patch: "+err.Error())
+	}
+	gate := ToolEdit
+	for _, op := range ops {
+		if op.Kind != "update" || op.MoveTo != "" {
+			gate = ToolWrite
+		}
+	}
+	writes := PatchWrites(ops)
+	fp := make([]any, len(writes))
+	for i, w := range writes {
+		fp[i] = w
+	}
+	in := map[string]any{"file_path": writes[0], "file_paths": fp, "patch": patch}
+	return newCall(native, gate, in, nativeInput), nil
+}
+
+// shellWord matches an argument that needs no quoting.
+var shellWord = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+// quoteArgv renders an argv array as one shell command line, so that an
+// older Codex's ["bash","-lc","…"] reaches the registry's shell parser with
+// the same meaning it had as an exec.
+func quoteArgv(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && shellWord.MatchString(a) {
+			parts[i] = a
+		} else {
+			parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// commandOf reads a shell command that may be a string or an argv array.
+func commandOf(client, tool string, in map[string]any, keys ...string) (string, []string, error) {
+	for _, k := range keys {
+		switch v := in[k].(type) {
+		case nil:
+			continue
+		case string:
+			if strings.TrimSpace(v) == "" {
+				return "", nil, toolError(client, tool, k, "empty")
+			}
+			return v, nil, nil
+		case []any:
+			argv := make([]string, 0, len(v))
+			for i, a := range v {
+				s, ok := a.(string)
+				if !ok {
+					return "", nil, toolError(client, tool, fmt.Sprintf("%s/%d", k, i), "expected a string, got "+typeName(a))
+				}
+				argv = append(argv, s)
+			}
+			if len(argv) == 0 {
+				return "", nil, toolError(client, tool, k, "empty")
+			}
+			return quoteArgv(argv), argv, nil
+		default:
+			return "", nil, toolError(client, tool, k, "expected a string or an array, got "+typeName(v))
+		}
+	}
+	return "", nil, toolError(client, tool, keys[0], "missing (required)")
+}
+
+// shellPatch recognises a shell command that is an apply_patch invocation
+// ("apply_patch <<'EOF' … EOF", or argv ["apply_patch", patch]) and returns
+// the patch text. Codex runs these as patches, not as programs.
+func shellPatch(cmd string, argv []string) (string, bool) {
+	if len(argv) == 2 && (argv[0] == "apply_patch" || argv[0] == "applypatch") {
+		return argv[1], true
+	}
+	t := strings.TrimSpace(cmd)
+	for _, w := range []string{"apply_patch", "applypatch"} {
+		if strings.HasPrefix(t, w) && len(t) > len(w) && (t[len(w)] == ' ' || t[len(w)] == '\n' || t[len(w)] == '<') &&
+			strings.Contains(t, "*** Begin Patch") {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// urlRe finds http(s) URLs in free text (Gemini's web_fetch takes a prompt
+// that names its URLs).
+var urlRe = regexp.MustCompile(`https?://[^\s"'<>()\[\]{}]+`)
+
+func urlsIn(s string) []string {
+	var out []string
+	for _, u := range urlRe.FindAllString(s, -1) {
+		out = append(out, strings.TrimRight(u, ".,;:!?"))
+	}
+	return out
+}
+
+// fromFileURI turns a file:// URI (VS Code sometimes sends them) into a path.
+func fromFileURI(p string) string {
+	if !strings.HasPrefix(p, "file://") {
+		return p
+	}
+	u, err := url.Parse(p)
+	if err != nil || u.Path == "" {
+		return strings.TrimPrefix(p, "file://")
+	}
+	return u.Path
+}
+
+func anyStrings(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func stringsOf(v any) []string {
+	switch x := v.(type) {
+	case string:
+		if x != "" {
+			return []string{x}
+		}
+	case []any:
+		var out []string
+		for _, e := range x {
+			if s, ok := e.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}

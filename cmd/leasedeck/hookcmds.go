@@ -1,0 +1,320 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/workspace"
+)
+
+// maxHookInput bounds a hook payload. Tool results can be large (a 10 MB
+// file read); they are digested, never stored, but must be read whole to
+// be hashed.
+const maxHookInput = 64 << 20
+
+// bridgeTarget is what a bridge invocation talks to: the registry client,
+// the workspace's mode, and its agents' manifests.
+type bridgeTarget struct {
+	client   *registry.Client
+	mode     string
+	settings workspace.Settings
+	ws       workspace.Workspace
+	why      string // why there is no client
+}
+
+func (t *bridgeTarget) options(maxWait time.Duration) bridge.ProcessOptions {
+	return bridge.ProcessOptions{
+		Mode:    t.mode,
+		MaxWait: maxWait,
+		Manifest: func(agent string) (any, error) {
+			return t.ws.LoadAgent(agent)
+		},
+	}
+}
+
+// connect finds the workspace from the candidate directories and dials
+// its registry. No workspace or no registry leaves client nil with why.
+func connect(flagValue string, dirs ...string) *bridgeTarget {
+	t := &bridgeTarget{mode: "enforce"}
+	var err error
+	for _, d := range append(dirs, ".") {
+		if d == "" {
+			continue
+		}
+		if t.ws, err = workspace.Find(flagValue, d); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.why = err.Error()
+		return t
+	}
+	if s, err := t.ws.LoadSettings(); err == nil {
+		t.settings, t.mode = s, s.Mode
+	}
+	c, err := registry.Dial(t.ws.SocketPath(), 2*time.Second)
+	if err != nil {
+		t.why = fmt.Sprintf("no registry is running in %s", t.ws.Root)
+		return t
+	}
+	t.client = c
+	return t
+}
+
+func readAllLimited(r io.Reader, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("input is larger than %d MiB", limit>>20)
+	}
+	return b, nil
+}
+
+// runBridge: leasedeck bridge — one lifecycle request on stdin, one
+// response on stdout, both validated against the lifecycle schema.
+// Exit 0 with any decision; 1 invalid request (an `error` response);
+// 4 registry unreachable (the response still says what to do).
+func runBridge(args []string, e *env) int {
+	fs := flag.NewFlagSet("bridge", flag.ContinueOnError)
+	ws := workspaceFlag(fs)
+	wait := fs.Duration("max-wait", 0, "longest a call needing a human may wait (default: the policy's approval timeout)")
+	pos, ok := parseFlags(fs, args, e)
+	if !ok || len(pos) != 0 {
+		if ok {
+			e.errorf("usage: leasedeck bridge < request.json")
+		}
+		return exitUsage
+	}
+	write := func(r bridge.Response, code int) int {
+		if err := r.Validate(); err != nil {
+			r = bridge.ErrorResponse(r.Op, "internal: response failed its schema: "+err.Error())
+			code = exitInvalid
+		}
+		b, _ := json.Marshal(r)
+		fmt.Fprintln(e.stdout, string(b))
+		return code
+	}
+	data, err := readAllLimited(e.stdin, maxHookInput)
+	if err != nil {
+		return write(bridge.ErrorResponse("", err.Error()), exitInvalid)
+	}
+	req, err := bridge.ParseRequest(data)
+	if err != nil {
+		return write(bridge.ErrorResponse(string(req.Op), err.Error()), exitInvalid)
+	}
+	t := connect(*ws, req.Project)
+	if t.client == nil {
+		r := bridge.Unreachable(t.mode, &bridge.Event{Op: req.Op, Gate: req.Op == bridge.OpPreTool})
+		r.Reason = t.why + "; " + r.Reason
+		return write(r, exitUnreachable)
+	}
+	defer t.client.Close()
+	if *wait <= 0 {
+		*wait = t.settings.ApprovalTimeout
+	}
+	return write(bridge.Process(t.client, req, t.options(*wait)), exitOK)
+}
+
+// runHook: leasedeck hook CLIENT [--timeout SECONDS] — a client's native
+// hook payload on stdin, the client's own answer on stdout/stderr and
+// exit code.
+func runHook(args []string, e *env) int {
+	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
+	ws := workspaceFlag(fs)
+	timeout := fs.Int("timeout", 0, "the hook timeout the client was configured with, in seconds (install writes it)")
+	pos, ok := parseFlags(fs, args, e)
+	if !ok || len(pos) != 1 {
+		if ok {
+			e.errorf("usage: leasedeck hook %s [--timeout SECONDS] < payload.json", strings.Join(bridge.Clients(), "|"))
+		}
+		return exitUsage
+	}
+	a, err := bridge.AdapterFor(pos[0])
+	if err != nil {
+		e.errorf("%v", err)
+		return exitUsage
+	}
+	emit := func(out bridge.Output) int {
+		e.stdout.Write(out.Stdout)
+		e.stderr.Write(out.Stderr)
+		return out.ExitCode
+	}
+	data, rerr := readAllLimited(e.stdin, maxHookInput)
+	var ev *bridge.Event
+	if rerr == nil {
+		ev, err = a.Parse(data)
+	} else {
+		err = rerr
+	}
+	if err != nil {
+		// Tell the client in its own form; a gate fails closed.
+		mode := connect(*ws, os.Getenv("CLAUDE_PROJECT_DIR"), os.Getenv("GEMINI_PROJECT_DIR")).mode
+		if ev == nil {
+			ev = &bridge.Event{Client: a.Name()}
+		}
+		return emit(bridge.Render(a, ev, bridge.FailVerdict(mode, ev, "leasedeck could not read the hook payload: "+err.Error())))
+	}
+	if ev.Op == bridge.OpNone {
+		return emit(bridge.Render(a, ev, bridge.Verdict{Kind: bridge.NoOpinion}))
+	}
+	t := connect(*ws, os.Getenv("CLAUDE_PROJECT_DIR"), os.Getenv("GEMINI_PROJECT_DIR"), ev.Cwd)
+	if t.client == nil {
+		r := bridge.Unreachable(t.mode, ev)
+		r.Reason = t.why + "; " + r.Reason
+		return emit(bridge.Render(a, ev, bridge.VerdictFor(ev, r)))
+	}
+	defer t.client.Close()
+	req, err := ev.Request("")
+	if err != nil {
+		return emit(bridge.Render(a, ev, bridge.FailVerdict(t.mode, ev, err.Error())))
+	}
+	wait := bridge.ApprovalWait(a, ev.Native, time.Duration(*timeout)*time.Second, t.settings.ApprovalTimeout)
+	resp := bridge.Process(t.client, req, t.options(wait))
+	return emit(bridge.Render(a, ev, bridge.VerdictFor(ev, resp)))
+}
+
+// runInstall: leasedeck install CLIENT [--scope project|user] [--dry-run]
+func runInstall(args []string, e *env) int {
+	fs := flag.NewFlagSet("install", flag.ContinueOnError)
+	ws := workspaceFlag(fs)
+	scope := fs.String("scope", "project", "project (this workspace's settings) or user (your home's)")
+	dry := fs.Bool("dry-run", false, "print the merged configuration instead of writing it")
+	command := fs.String("command", "", "the leasedeck executable the hooks run (default: leasedeck on PATH, else this binary)")
+	failClosed := fs.Bool("fail-closed", false, "Claude Code only: add onFailure=block so a hook that cannot run blocks the call (v2.1.295+)")
+	optional := fs.Bool("optional", false, "also install optional events (Gemini CLI AfterModel telemetry)")
+	pos, ok := parseFlags(fs, args, e)
+	if !ok || len(pos) != 1 {
+		if ok {
+			e.errorf("usage: leasedeck install %s [--scope project|user] [--dry-run]", strings.Join(bridge.Clients(), "|"))
+		}
+		return exitUsage
+	}
+	a, err := bridge.AdapterFor(pos[0])
+	if err != nil {
+		e.errorf("%v", err)
+		return exitUsage
+	}
+	w, ok := findWorkspace(*ws, e)
+	if !ok {
+		return exitInvalid
+	}
+	settings, err := w.LoadSettings()
+	if err != nil {
+		e.errorf("policy refused: %v", err)
+		return exitInvalid
+	}
+	home, _ := os.UserHomeDir()
+	loc := bridge.Locations{Workspace: w.Root, Home: home, CodexHome: os.Getenv("CODEX_HOME"), GeminiHome: os.Getenv("GEMINI_CLI_HOME")}
+	path, err := bridge.SettingsPath(a.Name(), bridge.Scope(*scope), loc)
+	if err != nil {
+		e.errorf("%v", err)
+		return exitUsage
+	}
+	exe := *command
+	if exe == "" {
+		exe = defaultExecutable(e)
+	}
+	timeout := bridge.HookTimeoutFor(settings.ApprovalTimeout)
+	cmdline := fmt.Sprintf("%s hook %s --timeout %d", shellQuote(exe), a.Name(), int(timeout/time.Second))
+	existing, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		e.errorf("cannot read %s: %v", path, err)
+		return exitInvalid
+	}
+	res, err := bridge.Install(a.Name(), existing, bridge.InstallOptions{Command: cmdline, ApprovalTimeout: settings.ApprovalTimeout,
+		Timeout: timeout, FailClosed: *failClosed, Optional: *optional})
+	if err != nil {
+		e.errorf("%s: %v", path, err)
+		return exitInvalid
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(e.stderr, "note: %s\n", n)
+	}
+	if *dry {
+		fmt.Fprintf(e.stderr, "# %s (dry run, not written)\n", path)
+		e.stdout.Write(res.Bytes)
+		return exitOK
+	}
+	if !res.Changed {
+		fmt.Fprintf(e.stdout, "%s already has leasedeck's hooks; nothing changed\n", path)
+		return exitOK
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		e.errorf("%v", err)
+		return exitInvalid
+	}
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+		if err := os.WriteFile(path+".leasedeck-backup", existing, mode); err != nil {
+			e.errorf("cannot back up %s: %v", path, err)
+			return exitInvalid
+		}
+	}
+	if err := writeAtomic(path, res.Bytes, mode); err != nil {
+		e.errorf("cannot write %s: %v", path, err)
+		return exitInvalid
+	}
+	fmt.Fprintf(e.stdout, "installed leasedeck hooks for %s in %s (hook timeout %s, approval timeout %s)\n",
+		a.Name(), path, timeout, settings.ApprovalTimeout)
+	return exitOK
+}
+
+func defaultExecutable(e *env) string {
+	if p, err := exec.LookPath("leasedeck"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "leasedeck"
+	}
+	if strings.Contains(exe, "go-build") {
+		fmt.Fprintln(e.stderr, "note: running under 'go run'; install the binary ('go install ./cmd/leasedeck') or pass --command so the hooks outlive this build")
+	}
+	return exe
+}
+
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func writeAtomic(path string, data []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
