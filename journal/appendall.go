@@ -54,7 +54,12 @@ func (w *Writer) AppendAll(k Kind, records []map[string]any) ([]Appended, error)
 	return out, firstErr
 }
 
-// prepare canonicalises and validates one record as Append does.
+// prepare canonicalises a record and validates the bytes that will be
+// written, as a reader will see them, with the journal's members in place
+// (the schemas are open, so their values do not matter, only that the
+// line validates as a whole). It runs in the caller's goroutine, so that
+// concurrent appenders validate in parallel and the commit loop only
+// writes.
 func (w *Writer) prepare(k Kind, record map[string]any) ([]byte, error) {
 	if name, ok := hasReserved(record); ok {
 		return nil, fmt.Errorf("journal: record for %s already has a %q member; seq, prev and mac are the journal's own", k.FileName(), name)

@@ -9,8 +9,8 @@ import (
 // Break is one place where a journal file is not what its writer wrote.
 type Break struct {
 	File string // the file's base name
-	// Seq is the line's seq when the line can be trusted to tell it, else
-	// the seq its position implies (the line after seq 4 should be 5).
+	// Seq is the line's seq, or 0 when the line is too damaged to say
+	// (then Line identifies it, and Reason says which seq was expected).
 	Seq    uint64
 	Line   int   // 1-based line number
 	Offset int64 // byte offset of the line
@@ -148,14 +148,19 @@ func (c *chainChecker) add(a *analysed) bool {
 	}
 
 	var seq uint64
+	reportSeq := a.Seq
 	if suspect {
+		// The line's own seq cannot be trusted: it takes the place its
+		// position implies, and is reported by seq only when the two agree.
 		seq = c.maxSeq + 1
 		c.maxSeq = seq
-		if a.Seq != 0 && a.Seq != seq {
-			reasons = append(reasons, fmt.Sprintf("it claims seq %d", a.Seq))
-		}
-		if a.Number != int(seq) {
-			reasons = append(reasons, fmt.Sprintf("line %d", a.Number))
+		if a.Seq != seq {
+			reportSeq = 0
+			if a.Seq != 0 {
+				reasons = append(reasons, fmt.Sprintf("it claims seq %d where seq %d was expected", a.Seq, seq))
+			} else {
+				reasons = append(reasons, fmt.Sprintf("seq %d was expected here", seq))
+			}
 		}
 	} else {
 		seq = a.Seq
@@ -195,7 +200,7 @@ func (c *chainChecker) add(a *analysed) bool {
 	c.prevSeq = seq
 	c.headSeq, c.headHash = seq, a.hash
 	if len(reasons) > 0 {
-		c.report(a.Number, a.Offset, seq, strings.Join(reasons, "; "))
+		c.report(a.Number, a.Offset, reportSeq, strings.Join(reasons, "; "))
 		return false
 	}
 	return true

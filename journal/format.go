@@ -102,7 +102,7 @@ func describeText(k Kind, m map[string]any) string {
 	if r := str(m["reason"]); r != "" {
 		parts = append(parts, r)
 	}
-	return strings.Join(parts, ": ")
+	return strings.Join(parts, "; ")
 }
 
 func flatDetails(v any) string {

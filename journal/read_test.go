@@ -168,7 +168,7 @@ func TestDescribe(t *testing.T) {
 	as, _, _ := ReadFrom(journalPath(dir, Audit), 0)
 	got := Describe(Leases, &ls[0])
 	if !strings.Contains(got, "2026-11-29T10:00:00.000Z leases") || !strings.Contains(got, "#1") ||
-		!strings.Contains(got, "revoked") || !strings.Contains(got, "00000abc") || !strings.Contains(got, "by issuer: scope violation: [31m") {
+		!strings.Contains(got, "revoked") || !strings.Contains(got, "00000abc") || !strings.Contains(got, "by issuer; scope violation: [31m") {
 		t.Errorf("lease line: %q", got)
 	}
 	if strings.ContainsRune(got, 0x1b) {

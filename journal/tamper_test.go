@@ -61,7 +61,11 @@ func TestVerifyFlipByteNotJSON(t *testing.T) {
 		lines[4][0] ^= 0x20 // '{' becomes '['
 		return lines
 	})
-	wantBreaks(t, Verify(dir, testKey).Breaks, Break{File: LeasesFile, Seq: 5, Line: 5, Reason: "not JSON"})
+	r := Verify(dir, testKey)
+	wantBreaks(t, r.Breaks, Break{File: LeasesFile, Seq: 0, Line: 5, Reason: "not JSON"})
+	if s := r.Breaks[0].String(); !strings.HasPrefix(s, "leases.jsonl line 5: not JSON") || !strings.HasSuffix(s, "seq 5 was expected here") {
+		t.Errorf("String: %s", s)
+	}
 }
 
 func TestVerifyFlipByteInSeq(t *testing.T) {
@@ -70,8 +74,8 @@ func TestVerifyFlipByteInSeq(t *testing.T) {
 		lines[4][i+len(`"seq":`)] = '4'
 		return lines
 	})
-	wantBreaks(t, Verify(dir, testKey).Breaks, Break{File: LeasesFile, Seq: 5, Line: 5, Reason: "mac mismatch"})
-	if b := Verify(dir, testKey).Breaks[0]; !strings.Contains(b.Reason, "claims seq 4") {
+	wantBreaks(t, Verify(dir, testKey).Breaks, Break{File: LeasesFile, Seq: 0, Line: 5, Reason: "mac mismatch"})
+	if b := Verify(dir, testKey).Breaks[0]; !strings.Contains(b.Reason, "claims seq 4 where seq 5 was expected") {
 		t.Errorf("reason should say what the line claims: %s", b)
 	}
 }

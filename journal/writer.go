@@ -4,7 +4,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -149,8 +148,15 @@ func Open(dir string, key []byte, opts Options) (*Writer, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		// The new directory's own entry must be durable too.
+		if err := syncDir(filepath.Dir(dir)); err != nil {
+			return nil, err
+		}
 	}
 	lockPath := opts.LockPath
 	if lockPath == "" {
@@ -370,28 +376,9 @@ func (w *Writer) Append(k Kind, record map[string]any) (Appended, error) {
 	if !k.valid() {
 		return Appended{}, fmt.Errorf("journal: unknown file kind %d", int(k))
 	}
-	if name, ok := hasReserved(record); ok {
-		return Appended{}, fmt.Errorf("journal: record for %s already has a %q member; seq, prev and mac are the journal's own", k.FileName(), name)
-	}
-	body, err := schemas.Canonical(record)
+	body, err := w.prepare(k, record)
 	if err != nil {
-		return Appended{}, fmt.Errorf("journal: record for %s: %w", k.FileName(), err)
-	}
-	// Validate the bytes that will be written, as a reader will see them,
-	// with the journal's members in place (the schemas are open, so their
-	// values do not matter, only that the line validates as a whole).
-	v, err := schemas.ParseJSON(body)
-	if err != nil {
-		return Appended{}, fmt.Errorf("journal: record for %s: %w", k.FileName(), err)
-	}
-	m := v.(map[string]any)
-	m["seq"], m["prev"], m["mac"] = json.Number("1"), ZeroHash, ZeroHash
-	errs, err := validateValue(k, m)
-	if err != nil {
-		return Appended{}, fmt.Errorf("journal: validating a record for %s: %w", k.FileName(), err)
-	}
-	if len(errs) > 0 {
-		return Appended{}, &InvalidRecordError{Kind: k, Errors: errs}
+		return Appended{}, err
 	}
 	if b := w.files[k].breaks; len(b) > 0 {
 		return Appended{}, &BreakError{Break: b[0], More: len(b) - 1}

@@ -403,3 +403,30 @@ func TestConcurrentAppends(t *testing.T) {
 	}
 	t.Logf("%d appends by %d goroutines in %v", total, writers, elapsed)
 }
+
+func TestAppendAll(t *testing.T) {
+	dir := t.TempDir()
+	w := openT(t, dir)
+	recs := make([]map[string]any, 500)
+	for i := range recs {
+		recs[i] = heartbeat(i)
+	}
+	got, err := w.AppendAll(Leases, recs)
+	if err != nil || len(got) != len(recs) {
+		t.Fatalf("AppendAll: %d %v", len(got), err)
+	}
+	for i, a := range got {
+		if a.Seq != uint64(i+1) {
+			t.Fatalf("record %d got seq %d: AppendAll must keep order", i, a.Seq)
+		}
+	}
+	bad := append([]map[string]any{heartbeat(1)}, map[string]any{"event": "x"})
+	if _, err := w.AppendAll(Leases, bad); err == nil {
+		t.Fatal("an invalid record must refuse the whole set")
+	}
+	if seq, _, _ := w.Head(Leases); seq != 500 {
+		t.Fatalf("a refused set wrote lines: head %d", seq)
+	}
+	w.Close()
+	requireClean(t, dir)
+}

@@ -64,59 +64,61 @@ var lifecycleSchema []byte
 
 const lifecycleURL = "https://leasedeck.invalid/lifecycle.schema.json"
 
+// Schemas are compiled one shape at a time, on first use: a hook process
+// that validates one lifecycle request must not pay for compiling the
+// whole contract (tens of milliseconds).
 var (
-	schemaDocs  = map[string]any{}
-	compileOnce sync.Once
-	compiled    map[Shape]*jsonschema.Schema
-	compileErr  error
+	compileMu  sync.Mutex
+	compiled   = map[Shape]*jsonschema.Schema{}
+	schemaDocs sync.Map // url (without fragment) → parsed schema document, for messages
 )
 
 func contractFile(s Shape) string { return string(s) + ".schema.json" }
 
-func compileAll() {
+func compiledShape(s Shape) (*jsonschema.Schema, error) {
+	compileMu.Lock()
+	defer compileMu.Unlock()
+	if sch, ok := compiled[s]; ok {
+		return sch, nil
+	}
+	known := false
+	for _, k := range Shapes() {
+		known = known || k == s
+	}
+	if !known {
+		return nil, fmt.Errorf("unknown shape %q", s)
+	}
+	var raw []byte
+	var url string
+	switch s {
+	case LifecycleRequest, LifecycleResponse:
+		raw, url = lifecycleSchema, lifecycleURL
+	default:
+		b, err := contract.Schema(contractFile(s))
+		if err != nil {
+			return nil, err
+		}
+		raw, url = b, "https://leasedeck.invalid/contract/"+contractFile(s)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", s, err)
+	}
+	schemaDocs.Store(url, doc)
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft7)
-	urls := map[Shape]string{}
-	for _, s := range Shapes() {
-		var raw []byte
-		var url string
-		switch s {
-		case LifecycleRequest, LifecycleResponse:
-			raw, url = lifecycleSchema, lifecycleURL
-		default:
-			b, err := contract.Schema(contractFile(s))
-			if err != nil {
-				compileErr = err
-				return
-			}
-			raw, url = b, "https://leasedeck.invalid/contract/"+contractFile(s)
-		}
-		if s != LifecycleResponse {
-			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-			if err != nil {
-				compileErr = fmt.Errorf("schema %s: %w", s, err)
-				return
-			}
-			schemaDocs[url] = doc
-			if err := c.AddResource(url, doc); err != nil {
-				compileErr = fmt.Errorf("schema %s: %w", s, err)
-				return
-			}
-		}
-		if s == LifecycleResponse {
-			url += "#/definitions/bridgeResponse"
-		}
-		urls[s] = url
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", s, err)
 	}
-	compiled = map[Shape]*jsonschema.Schema{}
-	for s, url := range urls {
-		sch, err := c.Compile(url)
-		if err != nil {
-			compileErr = fmt.Errorf("schema %s: %w", s, err)
-			return
-		}
-		compiled[s] = sch
+	if s == LifecycleResponse {
+		url += "#/definitions/bridgeResponse"
 	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", s, err)
+	}
+	compiled[s] = sch
+	return sch, nil
 }
 
 // ParseShape maps a user's spelling to a Shape ("manifest" and "lease" are
@@ -149,15 +151,11 @@ func ParseShape(name string) (Shape, error) {
 // valid. The error result is only for an unknown shape or a schema set that
 // failed to load, never for an invalid instance.
 func Validate(shape Shape, v any) ([]Error, error) {
-	compileOnce.Do(compileAll)
-	if compileErr != nil {
-		return nil, compileErr
+	sch, err := compiledShape(shape)
+	if err != nil {
+		return nil, err
 	}
-	sch, ok := compiled[shape]
-	if !ok {
-		return nil, fmt.Errorf("unknown shape %q", shape)
-	}
-	err := sch.Validate(v)
+	err = sch.Validate(v)
 	if err == nil {
 		return nil, nil
 	}
@@ -286,7 +284,7 @@ func describeSchema(url string) string {
 	if i < 0 {
 		return "the forbidden form"
 	}
-	doc, ok := schemaDocs[url[:i]]
+	doc, ok := schemaDocs.Load(url[:i])
 	if !ok {
 		return "the forbidden form"
 	}

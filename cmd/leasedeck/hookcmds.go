@@ -59,9 +59,8 @@ func connect(flagValue string, dirs ...string) *bridgeTarget {
 		t.why = err.Error()
 		return t
 	}
-	if s, err := t.ws.LoadSettings(); err == nil {
-		t.settings, t.mode = s, s.Mode
-	}
+	t.settings = t.ws.LoadBridgeSettings()
+	t.mode = t.settings.Mode
 	c, err := registry.Dial(t.ws.SocketPath(), 2*time.Second)
 	if err != nil {
 		t.why = fmt.Sprintf("no registry is running in %s", t.ws.Root)

@@ -65,6 +65,7 @@ func init() {
 		"bridge":      {"answer one lifecycle request (stdin → stdout JSON) through the registry", runBridge},
 		"hook":        {"answer a client's native hook (claude-code, codex, gemini, vscode)", runHook},
 		"install":     {"write or merge a client's hook configuration", runInstall},
+		"journal":     {"verify the journal offline, or tail it (--follow, --json)", func(args []string, e *env) int { return runJournal(args, e.stdin, e.stdout, e.stderr) }},
 		"help":        {"show this help", nil},
 	}
 }

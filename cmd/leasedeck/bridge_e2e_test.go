@@ -1,0 +1,341 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/leasedeck/leasedeck/registry"
+)
+
+const payloadDir = "../../bridge/testdata"
+
+// payload reads a recorded hook payload and points it at the workspace:
+// the recorded project directory becomes w.dir.
+func (w *wsEnv) payload(client, name string, edit func(m map[string]any)) string {
+	w.t.Helper()
+	b, err := os.ReadFile(filepath.Join(payloadDir, client, name+".json"))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	s := strings.ReplaceAll(string(b), "/home/u/proj", w.dir)
+	if edit == nil {
+		return s
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		w.t.Fatal(err)
+	}
+	edit(m)
+	out, _ := json.Marshal(m)
+	return string(out)
+}
+
+func (w *wsEnv) hook(client, stdin string) result {
+	w.t.Helper()
+	return w.run(stdin, "hook", client, "--timeout", "8")
+}
+
+// Every recorded payload of every client, through the real binary against
+// a real registry: an answer in the client's own form, a documented exit
+// code (0, or 2 to block; never 1 to mean deny), no crash.
+func TestHookEveryRecordedPayload(t *testing.T) {
+	w := newWorkspace(t)
+	w.serve()
+	clients, _ := os.ReadDir(payloadDir)
+	n := 0
+	for _, c := range clients {
+		if !c.IsDir() || c.Name() == "golden" || c.Name() == "install" {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(payloadDir, c.Name(), "*.json"))
+		sort.Strings(files)
+		for _, f := range files {
+			name := strings.TrimSuffix(filepath.Base(f), ".json")
+			stdin := w.payload(c.Name(), name, nil)
+			// Requests that would wait for a human (WebFetch, rm) are
+			// answered when the short test hook timeout runs out.
+			r := w.hook(c.Name(), stdin)
+			n++
+			if r.code != 0 && r.code != 2 {
+				// Exit 1 is only for a payload leasedeck cannot map at all.
+				if r.code != 1 || !strings.Contains(r.stderr, "unknown") {
+					t.Errorf("%s/%s: exit %d\nstdout: %s\nstderr: %s", c.Name(), name, r.code, r.stdout, r.stderr)
+				}
+			}
+			if out := strings.TrimSpace(r.stdout); out != "" && !json.Valid([]byte(out)) {
+				t.Errorf("%s/%s: stdout is not JSON: %s", c.Name(), name, out)
+			}
+			if strings.Contains(r.stdout+r.stderr, "internal") {
+				t.Errorf("%s/%s: %s %s", c.Name(), name, r.stdout, r.stderr)
+			}
+		}
+	}
+	if n < 60 {
+		t.Fatalf("only %d payloads", n)
+	}
+	if r := w.run("", "journal", "verify"); r.code != 0 {
+		t.Fatalf("journal verify after every payload: %+v", r)
+	}
+}
+
+// Decisions in each client's own format for the calls that matter.
+func TestHookDecisionFormats(t *testing.T) {
+	w := newWorkspace(t)
+	w.serve()
+	cases := []struct {
+		client, payload string
+		edit            func(m map[string]any)
+		code            int
+		want            string
+	}{
+		{"claude-code", "PreToolUse", nil, 0, `"permissionDecision":"allow"`},
+		{"claude-code", "PreToolUse", func(m map[string]any) { m["tool_input"].(map[string]any)["command"] = "ls && sudo id" }, 0, `"permissionDecision":"deny"`},
+		{"claude-code", "PreToolUse.Write", func(m map[string]any) { m["tool_input"].(map[string]any)["file_path"] = "/etc/passwd" }, 0, `escapes the workspace`},
+		{"claude-code", "PreToolUse.Read", func(m map[string]any) { m["tool_input"].(map[string]any)["file_path"] = "~/.ssh/id_rsa" }, 0, `denied`},
+		{"codex", "PreToolUse", func(m map[string]any) { m["tool_input"].(map[string]any)["command"] = "git status && sudo reboot" }, 0, `"permissionDecision":"deny"`},
+		{"codex", "PreToolUse.apply_patch", nil, 0, ""},
+		{"gemini", "BeforeTool", nil, 0, `"decision":"allow"`},
+		{"gemini", "BeforeTool", func(m map[string]any) { m["tool_input"].(map[string]any)["command"] = "sudo ls" }, 2, `"decision":"deny"`},
+		{"vscode", "PreToolUse", nil, 0, `"permissionDecision":"allow"`},
+	}
+	for _, c := range cases {
+		r := w.hook(c.client, w.payload(c.client, c.payload, c.edit))
+		if r.code != c.code || !strings.Contains(r.stdout, c.want) {
+			t.Errorf("%s %s: exit %d (want %d), stdout %s, stderr %s", c.client, c.payload, r.code, c.code, r.stdout, r.stderr)
+		}
+	}
+	// The registry stopped: fail closed in enforce mode, saying how to start it.
+	w.stop()
+	r := w.hook("claude-code", w.payload("claude-code", "PreToolUse", nil))
+	if r.code != 0 || !strings.Contains(r.stdout, `"permissionDecision":"deny"`) || !strings.Contains(r.stdout, "leasedeck serve") {
+		t.Errorf("registry down: %+v", r)
+	}
+}
+
+func TestBridgeBadInput(t *testing.T) {
+	w := newWorkspace(t)
+	w.serve()
+	big := `{"op":"post-tool","admission_id":"","session":"s","tool":"Read","result":"` + strings.Repeat("a", 10<<20) + `"}`
+	cases := []struct {
+		stdin string
+		code  int
+		want  string
+	}{
+		{"", 1, `"decision":"error"`},
+		{"not json", 1, `"decision":"error"`},
+		{`{"op":"launch"}`, 1, `"decision":"error"`},
+		{`{"op":"pre-tool","admission_id":"no-such-admission","tool":"Bash","tool_input":{"command":"ls"}}`, 0, `"decision":"deny"`},
+		{`{"op":"begin","client":"claude-code","session":"s1","prompt":"hi","a_field_from_a_newer_client":{"x":1}}`, 0, `"decision":"allow"`},
+		{big, 0, `"decision"`},
+	}
+	for _, c := range cases {
+		r := w.run(c.stdin, "bridge")
+		if r.code != c.code || !strings.Contains(r.stdout, c.want) {
+			t.Errorf("bridge %.50q: exit %d (want %d): %s %s", c.stdin, r.code, c.code, r.stdout, r.stderr)
+		}
+		var resp map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &resp); err != nil || resp["schema_version"] == nil {
+			t.Errorf("bridge %.50q: not a schema-shaped response: %s", c.stdin, r.stdout)
+		}
+	}
+	for _, stdin := range []string{"", "not json", `{"hook_event_name":"PreToolUse"}`, `{"session_id":"s","hook_event_name":"NoSuchEvent"}`} {
+		r := w.hook("claude-code", stdin)
+		if r.code == 1 && !strings.Contains(r.stderr, "leasedeck") {
+			t.Errorf("hook %q: exit 1 without saying why: %+v", stdin, r)
+		}
+		if strings.Contains(stdin, "PreToolUse") && !strings.Contains(r.stdout+r.stderr, "deny") && r.code != 2 {
+			t.Errorf("hook %q: a broken gate payload must fail closed: %+v", stdin, r)
+		}
+	}
+}
+
+// A whole Claude Code session replayed through the hooks: certified when
+// it stays inside the lease; revoked and non_certified when it writes
+// outside it. Raw prompts, session ids and a planted secret never reach
+// the journal.
+func TestClaudeSessionReplay(t *testing.T) {
+	w := newWorkspace(t)
+	w.serve()
+	const secret = "sk-ant-api03-PLANTEDsecretKEY0123456789abcdefghijklmnopqrstuvwxyz"
+	const prompt = "please refactor the parser, my key is " + secret
+	session := "replay-session-RAW-5f1e"
+	set := func(m map[string]any) { m["session_id"] = session }
+	tool := func(name, toolName string, input map[string]any) string {
+		return w.payload("claude-code", name, func(m map[string]any) {
+			set(m)
+			m["tool_name"], m["tool_input"] = toolName, input
+		})
+	}
+	step := func(label, stdin, want string) result {
+		t.Helper()
+		r := w.hook("claude-code", stdin)
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Fatalf("%s: exit %d, stdout %s, stderr %s (want %q)", label, r.code, r.stdout, r.stderr, want)
+		}
+		return r
+	}
+	step("SessionStart", w.payload("claude-code", "SessionStart", set), "governs this session")
+	step("UserPromptSubmit", w.payload("claude-code", "UserPromptSubmit", func(m map[string]any) { set(m); m["prompt"] = prompt }), "additionalContext")
+	step("allowed Bash", tool("PreToolUse", "Bash", map[string]any{"command": "git status"}), `"allow"`)
+	step("post Bash", tool("PostToolUse", "Bash", map[string]any{"command": "git status"}), "")
+	step("denied Bash", tool("PreToolUse", "Bash", map[string]any{"command": "git status && sudo rm -rf /"}), `"deny"`)
+	step("allowed Write", tool("PreToolUse", "Write", map[string]any{"file_path": filepath.Join(w.dir, "src", "p.go"), "content": "package p"}), `"allow"`)
+	step("post Write", tool("PostToolUse.Write", "Write", map[string]any{"file_path": filepath.Join(w.dir, "src", "p.go"), "content": "package p"}), "")
+
+	// A call needing a human, approved from another process while the hook waits.
+	done := make(chan result, 1)
+	go func() {
+		done <- w.run(tool("PreToolUse", "Bash", map[string]any{"command": "rm -rf build"}), "hook", "claude-code", "--timeout", "30")
+	}()
+	var pending []registry.ApprovalView
+	for i := 0; i < 200 && len(pending) == 0; i++ {
+		time.Sleep(25 * time.Millisecond)
+		json.Unmarshal([]byte(w.run("", "approvals", "--json").stdout), &pending)
+	}
+	if len(pending) != 1 || pending[0].Client != "claude-code" {
+		t.Fatalf("pending: %+v", pending)
+	}
+	if r := w.run("", "approve", pending[0].ID); r.code != 0 {
+		t.Fatalf("approve: %+v", r)
+	}
+	if r := <-done; r.code != 0 || !strings.Contains(r.stdout, `"allow"`) || !strings.Contains(r.stdout, "approved") {
+		t.Fatalf("approved hook: %+v", r)
+	}
+	step("post rm", tool("PostToolUse", "Bash", map[string]any{"command": "rm -rf build"}), "")
+
+	// A subagent gets a child lease narrowed from the session's.
+	sub := func(m map[string]any) { set(m); m["agent_id"] = "agent-7"; m["agent_type"] = "Explore" }
+	step("SubagentStart", w.payload("claude-code", "SubagentStart", sub), "governs this session")
+	step("subagent call", w.payload("claude-code", "PreToolUse.subagent", sub), `"allow"`)
+	leases := w.leases()
+	var root, child registry.LeaseView
+	for _, l := range leases {
+		if l.ParentID == "" {
+			root = l
+		} else {
+			child = l
+		}
+	}
+	if child.ParentID != root.ID || child.Agent != "subagent Explore" {
+		t.Fatalf("subagent lease: %+v under %+v", child, root)
+	}
+	step("SubagentStop", w.payload("claude-code", "SubagentStop", sub), "")
+
+	// Usage with an accurate source, through the lifecycle bridge.
+	if r := w.run(`{"op":"telemetry","admission_id":"","session":"`+session+`","client":"claude-code","input_tokens":1200,"output_tokens":300,"cost_amount":0.02,"cost_currency":"USD","cost_source":"provider_reported"}`, "bridge"); r.code != 0 || !strings.Contains(r.stdout, `"recorded"`) {
+		t.Fatalf("telemetry: %+v", r)
+	}
+	step("Stop", w.payload("claude-code", "Stop", set), "")
+	if !strings.Contains(w.audit(), `"outcome":"certified"`) {
+		t.Fatalf("first turn was not certified:\n%s", w.audit())
+	}
+
+	// Second turn: a write outside the grant is reported → revoked, non_certified.
+	step("UserPromptSubmit 2", w.payload("claude-code", "UserPromptSubmit", set), "additionalContext")
+	step("escaped write", tool("PostToolUse.Write", "Write", map[string]any{"file_path": filepath.Join(w.dir, ".env"), "content": "X=1"}), "")
+	step("Stop 2", w.payload("claude-code", "Stop", set), "")
+	if !strings.Contains(w.audit(), `"outcome":"non_certified"`) || !strings.Contains(w.audit(), "scope violation") {
+		t.Fatalf("second turn not non_certified:\n%s", w.audit())
+	}
+	if l := w.leases()[root.ID]; l.Status != registry.Revoked {
+		t.Fatalf("session lease after the violation: %s", l.Status)
+	}
+	r := w.hook("claude-code", tool("PreToolUse", "Bash", map[string]any{"command": "git status"}))
+	if r.code != 2 || !strings.Contains(r.stderr, "revoked") {
+		t.Fatalf("call after revocation must block: %+v", r)
+	}
+
+	for _, name := range []string{"leases.jsonl", "audit.jsonl"} {
+		b, _ := os.ReadFile(filepath.Join(w.dir, ".leasedeck", "journal", name))
+		for _, raw := range []string{session, "refactor the parser", secret, "PLANTEDsecret"} {
+			if strings.Contains(string(b), raw) {
+				t.Errorf("%s contains %q", name, raw)
+			}
+		}
+	}
+	if r := w.run("", "journal", "verify"); r.code != 0 {
+		t.Fatalf("journal verify: %+v", r)
+	}
+}
+
+func (w *wsEnv) audit() string {
+	b, _ := os.ReadFile(filepath.Join(w.dir, ".leasedeck", "journal", "audit.jsonl"))
+	return string(b)
+}
+
+// BenchmarkHookPreToolUse is the round trip a client sees for one
+// PreToolUse: process start, payload parse, socket, gate, fsync, answer.
+func BenchmarkHookPreToolUse(b *testing.B) {
+	benchHook(b, 1)
+}
+
+// BenchmarkHookPreToolUse16 runs 16 hooks at once.
+func BenchmarkHookPreToolUse16(b *testing.B) {
+	benchHook(b, 16)
+}
+
+func benchHook(b *testing.B, parallel int) {
+	t := &testing.T{}
+	_ = t
+	dir, _ := filepath.EvalSymlinks(b.TempDir())
+	env := append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".cfg"), "LEASEDECK_WORKSPACE=")
+	run := func(stdin string, args ...string) {
+		cmd := exec.Command(binary, args...)
+		cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader(stdin)
+		if out, err := cmd.CombinedOutput(); err != nil && !strings.Contains(string(out), "allow") {
+			b.Fatalf("%v: %v %s", args, err, out)
+		}
+	}
+	run("", "init", dir)
+	serve := exec.Command(binary, "serve")
+	serve.Dir, serve.Env = dir, env
+	if err := serve.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { serve.Process.Signal(os.Interrupt); serve.Wait() }()
+	for i := 0; i < 100; i++ {
+		if _, err := os.Stat(filepath.Join(dir, ".leasedeck", "registry.sock")); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	raw, _ := os.ReadFile(filepath.Join(payloadDir, "claude-code", "PreToolUse.json"))
+	stdin := strings.ReplaceAll(string(raw), "/home/u/proj", dir)
+	run(stdin, "hook", "claude-code") // the session's lease is issued once
+	var mu sync.Mutex
+	var lat []time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for p := 0; p < parallel; p++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				start := time.Now()
+				cmd := exec.Command(binary, "hook", "claude-code")
+				cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader(stdin)
+				out, err := cmd.Output()
+				if err != nil || !strings.Contains(string(out), `"allow"`) {
+					b.Errorf("hook: %v %s", err, out)
+				}
+				mu.Lock()
+				lat = append(lat, time.Since(start))
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	if len(lat) > 0 {
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "median-ms")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	}
+}
