@@ -53,6 +53,7 @@ type Service struct {
 	stop     chan struct{}
 	done     chan struct{}
 	kickCh   chan struct{} // wakes the sweeper when a new deadline appears
+	sweepAt  time.Time     // when the sleeping sweeper wakes (zero: never); under mu
 	closeErr error
 	once     sync.Once
 }
@@ -368,7 +369,7 @@ func (s *Service) Issue(declared any, parentID string) (IssueResult, error) {
 		return IssueResult{Status: Refused, Refusals: []string{"runtime_error:journal_unavailable"},
 			Reason: "the grant could not be recorded, so it is not given: " + err.Error()}, err
 	}
-	s.kickSweeper()
+	s.wakeBy(dec.ExpiresAt)
 	return IssueResult{LeaseID: dec.LeaseID, Status: Granted, Lease: dec.Lease, Diff: dec.Narrowed.Diff.JSON()}, nil
 }
 
@@ -580,7 +581,7 @@ func (s *Service) ask(ctx context.Context, req GateRequest, res GateResult) Gate
 	if err := s.appendAudit(ask); err != nil {
 		return GateAnswer{Verdict: VerdictDeny, Reason: "the approval request could not be recorded, so the call is refused: " + err.Error()}
 	}
-	s.kickSweeper()
+	s.wakeBy(deadline)
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	d, err := s.book.Wait(wctx, id)
@@ -873,6 +874,21 @@ func (s *Service) sweeper() {
 	}
 }
 
+// wakeBy makes sure the sweeper wakes no later than t. Only a deadline
+// earlier than the one it sleeps towards needs a kick (and a rescan), so
+// issuing thousands of leases does not rescan thousands of times.
+func (s *Service) wakeBy(t time.Time) {
+	s.mu.Lock()
+	earlier := s.sweepAt.IsZero() || t.Before(s.sweepAt)
+	if earlier {
+		s.sweepAt = t
+	}
+	s.mu.Unlock()
+	if earlier {
+		s.kickSweeper()
+	}
+}
+
 func (s *Service) kickSweeper() {
 	select {
 	case s.kickCh <- struct{}{}:
@@ -892,6 +908,9 @@ func (s *Service) nextDue() time.Time {
 	if d, ok := s.book.NextDeadline(); ok && (next.IsZero() || d.Before(next)) {
 		next = d
 	}
+	s.mu.Lock()
+	s.sweepAt = next
+	s.mu.Unlock()
 	return next
 }
 
