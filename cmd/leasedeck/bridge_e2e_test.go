@@ -339,3 +339,50 @@ func benchHook(b *testing.B, parallel int) {
 		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 	}
 }
+
+func TestInstallThroughBinary(t *testing.T) {
+	w := newWorkspace(t)
+	settings := filepath.Join(w.dir, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	user := `{"model":"x","hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"my-own-check"}]}]}}`
+	os.WriteFile(settings, []byte(user), 0o644)
+
+	dry := w.run("", "install", "claude-code", "--dry-run", "--command", binary)
+	if dry.code != 0 || !strings.Contains(dry.stdout, "my-own-check") || !strings.Contains(dry.stdout, "hook claude-code --timeout") {
+		t.Fatalf("dry run: %+v", dry)
+	}
+	if b, _ := os.ReadFile(settings); string(b) != user {
+		t.Fatal("dry run wrote the file")
+	}
+	if r := w.run("", "install", "claude-code", "--command", binary); r.code != 0 {
+		t.Fatalf("install: %+v", r)
+	}
+	b, _ := os.ReadFile(settings)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["model"] != "x" || !strings.Contains(string(b), "my-own-check") {
+		t.Fatalf("the user's settings were not kept: %s", b)
+	}
+	for _, ev := range []string{"PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "Stop", "SessionEnd"} {
+		if _, ok := m["hooks"].(map[string]any)[ev]; !ok {
+			t.Errorf("no %s hook in %s", ev, b)
+		}
+	}
+	// The hook timeout is longer than the approval timeout (120 s).
+	if !strings.Contains(string(b), `"timeout": 150`) {
+		t.Errorf("hook timeout: %s", b)
+	}
+	if r := w.run("", "install", "claude-code", "--command", binary); r.code != 0 || !strings.Contains(r.stdout, "nothing changed") {
+		t.Errorf("second install: %+v", r)
+	}
+	for _, c := range []string{"codex", "gemini", "vscode"} {
+		if r := w.run("", "install", c, "--command", binary); r.code != 0 {
+			t.Errorf("install %s: %+v", c, r)
+		}
+	}
+	if r := w.run("", "install", "emacs"); r.code != 2 {
+		t.Errorf("unknown client: %+v", r)
+	}
+}
