@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -209,12 +208,16 @@ func writeNumberLiteral(b *bytes.Buffer, lit string) error {
 			b.WriteString(strconv.FormatInt(n, 10))
 			return nil
 		}
-		exact, ok := new(big.Int).SetString(lit, 10)
 		f, _ := strconv.ParseFloat(lit, 64)
-		if !ok || math.IsInf(f, 0) {
+		if math.IsInf(f, 0) {
 			return canonErr("integer %s is outside the IEEE 754 double range", lit)
 		}
-		if back, _ := big.NewFloat(f).Int(nil); back.Cmp(exact) != 0 {
+		// Beyond 2^53 a double holds only some integers. Refuse a literal
+		// whose canonical form would differ from what was written
+		// (9007199254740993 would become ...992): signing it would sign a
+		// different number. A literal the formatter writes back unchanged
+		// (1000000000000000000, or ES6's own 100000000000000020) is fine.
+		if form, err := jcs.NumberToJSON(f); err != nil || form != strings.TrimPrefix(lit, "+") {
 			return canonErr("integer %s is beyond 2^53-1 and not exactly representable; it cannot be canonicalised without changing it", lit)
 		}
 		return writeFloat(b, f)

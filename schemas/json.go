@@ -2,6 +2,8 @@ package schemas
 
 import (
 	"encoding/json"
+	"sync"
+	"sync/atomic"
 	"fmt"
 	"strconv"
 	"unicode/utf16"
@@ -120,7 +122,7 @@ func (p *parser) object(depth int) (any, error) {
 			return nil, p.errf("expected a member name in double quotes")
 		}
 		keyAt := p.pos
-		key, err := p.str()
+		key, err := p.key()
 		if err != nil {
 			return nil, err
 		}
@@ -220,6 +222,44 @@ func (p *parser) number() (any, error) {
 	}
 	return json.Number(p.data[start:p.pos]), nil
 }
+
+// key reads a member name. Journals repeat the same few dozen names on
+// every line, so plain names are interned: one allocation per distinct
+// name per process instead of one per member.
+func (p *parser) key() (string, error) {
+	start := p.pos + 1
+	for i := start; i < len(p.data) && i-start <= maxInternLen; i++ {
+		c := p.data[i]
+		if c == '"' {
+			b := p.data[start:i]
+			if s, ok := internTable.Load(string(b)); ok { // no allocation for the lookup
+				p.pos = i + 1
+				return s.(string), nil
+			}
+			break
+		}
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			break
+		}
+	}
+	s, err := p.str()
+	if err == nil && len(s) <= maxInternLen && internCount.Load() < maxInterned {
+		if _, loaded := internTable.LoadOrStore(s, s); !loaded {
+			internCount.Add(1)
+		}
+	}
+	return s, err
+}
+
+const (
+	maxInternLen = 40
+	maxInterned  = 4096 // bounded: hostile input cannot grow it without limit
+)
+
+var (
+	internTable sync.Map
+	internCount atomic.Int64
+)
 
 // str reads a JSON string. Valid UTF-8 is required in the input; escapes
 // are decoded, and an unpaired surrogate escape becomes the three-byte
