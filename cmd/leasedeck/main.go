@@ -62,6 +62,7 @@ func init() {
 		"approvals":   {"list pending approval requests", runApprovals},
 		"approve":     {"approve a pending request (--for-lease to remember it)", runDecide("approve")},
 		"deny":        {"deny a pending request with a reason", runDecide("deny")},
+		"demo":        {"the cockpit with a simulated fleet of agents, in a temporary workspace", runDemo},
 		"bridge":      {"answer one lifecycle request (stdin → stdout JSON) through the registry", runBridge},
 		"hook":        {"answer a client's native hook (claude-code, codex, gemini, vscode)", runHook},
 		"install":     {"write or merge a client's hook configuration", runInstall},
@@ -75,10 +76,8 @@ func main() {
 }
 
 func run(args []string, e *env) int {
-	if len(args) == 0 {
-		usage(e.stderr)
-		e.errorf("the cockpit is not built yet; run a subcommand")
-		return exitUsage
+	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help") {
+		return runCockpit(args, e)
 	}
 	name := args[0]
 	if name == "-h" || name == "--help" || name == "help" {

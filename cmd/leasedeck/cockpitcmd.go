@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/tui"
+	"github.com/leasedeck/leasedeck/tui/demo"
+	"github.com/leasedeck/leasedeck/workspace"
+)
+
+// EnvDemoInfo names a file `leasedeck demo` writes its temporary
+// workspace's paths to (JSON), so a script or a test can follow the demo
+// from outside.
+const EnvDemoInfo = "LEASEDECK_DEMO_INFO"
+
+// needTerminal refuses to draw the cockpit into a pipe: a script that
+// runs `leasedeck` with no arguments gets a usage error, as before the
+// cockpit existed, rather than a screenful of escape codes.
+func needTerminal(e *env) bool {
+	if term.IsTerminal(os.Stdin.Fd()) && term.IsTerminal(os.Stdout.Fd()) {
+		return true
+	}
+	usage(e.stderr)
+	e.errorf("the cockpit needs a terminal; run a subcommand (see 'leasedeck help')")
+	return false
+}
+
+// runCockpit: leasedeck [--workspace DIR] [--readonly]
+func runCockpit(args []string, e *env) int {
+	fs := flag.NewFlagSet("leasedeck", flag.ContinueOnError)
+	ws := workspaceFlag(fs)
+	readonly := fs.Bool("readonly", false, "watch without acting: no approve, deny or revoke, and no registry started")
+	pos, ok := parseFlags(fs, args, e)
+	if !ok || len(pos) != 0 {
+		if ok {
+			e.errorf("usage: leasedeck [--workspace DIR] [--readonly]")
+		}
+		return exitUsage
+	}
+	if !needTerminal(e) {
+		return exitUsage
+	}
+	if *readonly {
+		w, ok := findWorkspace(*ws, e)
+		if !ok {
+			return exitInvalid
+		}
+		return watchOnly(w, e)
+	}
+	cwd, _ := os.Getwd()
+	w, err := workspace.Find(*ws, cwd)
+	if errors.Is(err, workspace.ErrNotFound) {
+		res, ierr := workspace.Init(cwd)
+		if ierr != nil {
+			e.errorf("init: %v", ierr)
+			return exitInvalid
+		}
+		w = res.Workspace
+		fmt.Fprintf(e.stderr, "leasedeck: created workspace %s\n", w.Dir())
+	} else if err != nil {
+		e.errorf("%v", err)
+		return exitInvalid
+	}
+	// Take the lock and run the registry here; if another process holds
+	// it and answers on the socket, attach to that one instead. What
+	// openService would print is kept until we know it is an error.
+	var quiet bytes.Buffer
+	svc, _, token, code := openService(w, &env{stdin: e.stdin, stdout: e.stdout, stderr: &quiet})
+	if svc == nil {
+		if pid, up := registryPID(w); up {
+			return attach(w, pid, e)
+		}
+		e.stderr.Write(quiet.Bytes())
+		return code
+	}
+	return embedded(w, svc, token, e, "", nil)
+}
+
+// registryPID asks the workspace's registry for its pid.
+func registryPID(w workspace.Workspace) (int, bool) {
+	c, err := registry.Dial(w.SocketPath(), 2*time.Second)
+	if err != nil {
+		return 0, false
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	var st struct {
+		PID int `json:"pid"`
+	}
+	if err := c.Call(map[string]any{"op": "status"}, &st); err != nil {
+		return 0, false
+	}
+	return st.PID, true
+}
+
+func keyOf(w workspace.Workspace) *registry.Key {
+	k, err := w.LoadKey()
+	if err != nil {
+		return nil
+	}
+	return &k
+}
+
+// embedded serves the registry in this process, exactly as `serve` does,
+// and runs the cockpit on top of it; its actions go through the socket.
+func embedded(w workspace.Workspace, svc *registry.Service, token string, e *env, note string, during func(ctx context.Context)) int {
+	defer svc.Close()
+	l, err := registry.Listen(w.SocketPath())
+	if err != nil {
+		e.errorf("cannot listen on %s: %v", w.SocketPath(), err)
+		return exitInvalid
+	}
+	defer os.Remove(w.SocketPath())
+	// Bubble Tea handles SIGINT and SIGTERM itself; a closed terminal
+	// (SIGHUP) must also end the cockpit through its cleanup, or the
+	// socket (and a demo's temporary workspace) would be left behind.
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGHUP)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		registry.NewHandler(svc, token).Serve(ctx, l)
+	}()
+	if during != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			during(ctx)
+		}()
+	}
+	opts := tui.Options{
+		Workspace: w.Root, JournalDir: w.JournalDir(), Socket: w.SocketPath(), Key: keyOf(w),
+		Mode: tui.Embedded, PID: os.Getpid(), Actor: tui.SocketActor{Socket: w.SocketPath(), Token: token}, Note: note,
+	}
+	err = tui.Run(ctx, opts)
+	cancel()
+	wg.Wait()
+	if err != nil {
+		e.errorf("cockpit: %v", err)
+		return exitInvalid
+	}
+	return exitOK
+}
+
+// attach runs the cockpit against a registry another process runs.
+func attach(w workspace.Workspace, pid int, e *env) int {
+	opts := tui.Options{
+		Workspace: w.Root, JournalDir: w.JournalDir(), Socket: w.SocketPath(), Key: keyOf(w),
+		Mode: tui.Attached, PID: pid,
+	}
+	if token, err := w.LoadToken(); err == nil && token != "" {
+		opts.Actor = tui.SocketActor{Socket: w.SocketPath(), Token: token}
+	} else {
+		opts.Note = "no operator token: watching only"
+	}
+	return runTUI(opts, e)
+}
+
+// runTUI runs a cockpit that serves no registry itself.
+func runTUI(opts tui.Options, e *env) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGHUP)
+	defer stop()
+	if err := tui.Run(ctx, opts); err != nil {
+		e.errorf("cockpit: %v", err)
+		return exitInvalid
+	}
+	return exitOK
+}
+
+// watchOnly follows the journal without taking the lock or acting.
+func watchOnly(w workspace.Workspace, e *env) int {
+	pid, _ := registryPID(w)
+	opts := tui.Options{
+		Workspace: w.Root, JournalDir: w.JournalDir(), Socket: w.SocketPath(), Key: keyOf(w),
+		Mode: tui.ReadOnly, PID: pid,
+	}
+	return runTUI(opts, e)
+}
+
+// runDemo: leasedeck demo [--agents N] [--pace DURATION]
+func runDemo(args []string, e *env) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	agents := fs.Int("agents", 4, "how many simulated top-level agents")
+	pace := fs.Duration("pace", 900*time.Millisecond, "pause between one agent's steps")
+	pos, ok := parseFlags(fs, args, e)
+	if !ok || len(pos) != 0 || *agents < 1 || *agents > 64 || *pace <= 0 {
+		if ok {
+			e.errorf("usage: leasedeck demo [--agents N (1-64)] [--pace DURATION]")
+		}
+		return exitUsage
+	}
+	if !needTerminal(e) {
+		return exitUsage
+	}
+	dir, err := os.MkdirTemp("", "leasedeck-demo-")
+	if err != nil {
+		e.errorf("%v", err)
+		return exitInvalid
+	}
+	defer os.RemoveAll(dir)
+	// The demo's operator token goes to its own config dir: nothing of the
+	// user's is read or written.
+	if err := os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config")); err != nil {
+		e.errorf("%v", err)
+		return exitInvalid
+	}
+	os.Unsetenv(workspace.EnvWorkspace)
+	root := filepath.Join(dir, "workspace")
+	if err := os.Mkdir(root, 0o700); err != nil {
+		e.errorf("%v", err)
+		return exitInvalid
+	}
+	res, err := workspace.Init(root)
+	if err != nil {
+		e.errorf("init: %v", err)
+		return exitInvalid
+	}
+	w := res.Workspace
+	if info := os.Getenv(EnvDemoInfo); info != "" {
+		b, _ := json.Marshal(map[string]any{"workspace": w.Root, "journal": w.JournalDir(), "socket": w.SocketPath(), "pid": os.Getpid()})
+		if err := os.WriteFile(info, append(b, '\n'), 0o600); err != nil {
+			e.errorf("%s: %v", EnvDemoInfo, err)
+			return exitInvalid
+		}
+	}
+	svc, _, token, code := openService(w, e)
+	if svc == nil {
+		return code
+	}
+	fleet := &demo.Fleet{
+		Socket: w.SocketPath(), Agents: *agents, Pace: *pace,
+		Manifest: func(client string) (map[string]any, error) {
+			v, err := w.LoadAgent(client)
+			if err != nil {
+				return nil, err
+			}
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s: not a JSON object", w.AgentPath(client))
+			}
+			return m, nil
+		},
+	}
+	note := "DEMO: simulated agents, temporary workspace (removed on exit)"
+	code = embedded(w, svc, token, e, note, fleet.Run)
+	if code == exitOK {
+		fmt.Fprintf(e.stderr, "leasedeck: demo over; removed %s\n", dir)
+	}
+	return code
+}

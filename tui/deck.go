@@ -1,0 +1,219 @@
+package tui
+
+import (
+	"time"
+
+	"github.com/leasedeck/leasedeck/approvals"
+	"github.com/leasedeck/leasedeck/journal"
+	"github.com/leasedeck/leasedeck/registry"
+)
+
+// Entry is one journal line as the feeder hands it over: already read,
+// parsed and chain-checked off the UI goroutine.
+type Entry struct {
+	Kind  journal.Kind
+	Seq   uint64
+	Value map[string]any
+}
+
+// Deck is what the cockpit knows, folded from the journal with
+// registry.Fold (the one definition of what a line means) into its own
+// State and approvals Book, plus what only a screen needs: a children
+// index that includes refusals, per-lease versions for the row cache,
+// the recent lines for the feed and a spend history for the Budget tab.
+// It does no I/O; the root model owns it and changes it only in Update.
+type Deck struct {
+	St   *registry.State
+	Book *approvals.Book
+
+	kids   map[string][]string // parent → children in decision order, refusals included
+	inTree map[string]bool
+	roots  []string // leases without a (known) parent, in decision order
+
+	ver  map[string]uint64 // bumped whenever a line changes what a lease's row shows
+	tick uint64
+
+	pending        []approvals.Request // oldest first
+	pendingByLease map[string]int
+
+	feed  []Entry // ring of the newest lines, both files
+	feedN int     // lines ever pushed (the ring's write position)
+
+	spend map[string][]spendPoint
+
+	Lines    int // lines folded since the last reset
+	FoldErrs int
+	LastErr  string
+}
+
+// spendPoint is one charge to a lease, for the spend-over-time sparkline.
+type spendPoint struct {
+	At     time.Time
+	Steps  float64
+	Tokens float64
+}
+
+const (
+	feedCap     = 256
+	maxSpendLog = 512
+)
+
+// NewDeck returns an empty deck.
+func NewDeck() *Deck {
+	return &Deck{
+		St: registry.NewState(), Book: approvals.New(),
+		kids: map[string][]string{}, inTree: map[string]bool{}, ver: map[string]uint64{}, pendingByLease: map[string]int{},
+		feed: make([]Entry, feedCap), spend: map[string][]spendPoint{},
+	}
+}
+
+// Apply folds entries in order. It reports whether the set of leases or
+// their tree changed (the flattened tree must be rebuilt) and whether the
+// pending approvals changed.
+func (d *Deck) Apply(entries []Entry) (treeChanged, approvalsChanged bool) {
+	for i := range entries {
+		e := &entries[i]
+		d.Lines++
+		d.feed[d.feedN%feedCap] = *e
+		d.feedN++
+		if err := registry.Fold(d.St, d.Book, e.Kind, e.Value); err != nil {
+			// A line that does not fold is shown (banner) and otherwise
+			// skipped, exactly as the registry's own replay treats it.
+			d.FoldErrs++
+			d.LastErr = err.Error()
+		}
+		id := leaseOf(e)
+		if e.Kind == journal.Leases {
+			treeChanged = true
+			ev, _ := e.Value["event"].(string)
+			if (ev == "granted" || ev == "refused") && d.St.Leases[id] != nil && !d.inTree[id] {
+				d.index(id)
+			}
+		} else {
+			et, _ := e.Value["event_type"].(string)
+			switch et {
+			case registry.EventApprovalAsked, registry.EventApprovalDecided:
+				approvalsChanged = true
+			case registry.EventGateAllowed, registry.EventBudgetSpent:
+				d.logSpend(id, e.Value)
+			}
+		}
+		if id != "" {
+			d.bump(id)
+		}
+	}
+	if approvalsChanged {
+		d.refreshPending()
+	}
+	return treeChanged, approvalsChanged
+}
+
+func (d *Deck) index(id string) {
+	d.inTree[id] = true
+	l := d.St.Leases[id]
+	if l.ParentID != "" && d.St.Leases[l.ParentID] != nil {
+		d.kids[l.ParentID] = append(d.kids[l.ParentID], id)
+		return
+	}
+	d.roots = append(d.roots, id)
+}
+
+// bump marks a lease and its ancestors changed: spend is charged up the
+// chain and a parent shows its children's count, so their rows change too.
+func (d *Deck) bump(id string) {
+	d.tick++
+	d.ver[id] = d.tick
+	for _, a := range d.St.Chain(id) {
+		d.ver[a] = d.tick
+	}
+}
+
+func (d *Deck) refreshPending() {
+	old := d.pendingByLease
+	d.pending = d.Book.Pending()
+	d.pendingByLease = make(map[string]int, len(d.pending))
+	for _, r := range d.pending {
+		d.pendingByLease[r.LeaseID]++
+	}
+	for id, n := range old {
+		if d.pendingByLease[id] != n {
+			d.bump(id)
+		}
+	}
+	for id, n := range d.pendingByLease {
+		if old[id] != n {
+			d.bump(id)
+		}
+	}
+}
+
+func (d *Deck) logSpend(id string, v map[string]any) {
+	if id == "" {
+		return
+	}
+	det, _ := v["details"].(map[string]any)
+	at, _ := registry.ParseTime(str(v, "timestamp"))
+	p := spendPoint{At: at, Steps: num(det["steps"]), Tokens: num(det["tokens"])}
+	s := append(d.spend[id], p)
+	if len(s) > maxSpendLog {
+		s = append([]spendPoint(nil), s[len(s)-maxSpendLog/2:]...)
+	}
+	d.spend[id] = s
+}
+
+// Version is the lease's row version (0 if never changed).
+func (d *Deck) Version(id string) uint64 { return d.ver[id] }
+
+// Children are id's children in decision order, refusals included.
+func (d *Deck) Children(id string) []string { return d.kids[id] }
+
+// Roots are the leases without a known parent, in decision order.
+func (d *Deck) Roots() []string { return d.roots }
+
+// Pending are the undecided approval requests, oldest first.
+func (d *Deck) Pending() []approvals.Request { return d.pending }
+
+// PendingFor counts a lease's undecided requests.
+func (d *Deck) PendingFor(id string) int { return d.pendingByLease[id] }
+
+// Feed returns up to n of the newest lines, oldest first.
+func (d *Deck) Feed(n int) []Entry {
+	if n > d.feedN {
+		n = d.feedN
+	}
+	if n > feedCap {
+		n = feedCap
+	}
+	out := make([]Entry, 0, n)
+	for i := d.feedN - n; i < d.feedN; i++ {
+		out = append(out, d.feed[i%feedCap])
+	}
+	return out
+}
+
+// Spend is a lease's charge history (own charges only).
+func (d *Deck) Spend(id string) []spendPoint { return d.spend[id] }
+
+// LiveSubtree lists the leases a revocation of id would close: id and its
+// descendants that are still open, as the registry's cascade does.
+func (d *Deck) LiveSubtree(id string, now time.Time) []string {
+	var out []string
+	for _, cur := range d.St.Subtree(id) {
+		if l := d.St.Leases[cur]; l != nil && l.Open(now) {
+			out = append(out, cur)
+		}
+	}
+	return out
+}
+
+// leaseOf is the lease a line is about: lease_id, or details.lease_id.
+func leaseOf(e *Entry) string {
+	if s, ok := e.Value["lease_id"].(string); ok {
+		return s
+	}
+	if det, ok := e.Value["details"].(map[string]any); ok {
+		s, _ := det["lease_id"].(string)
+		return s
+	}
+	return ""
+}

@@ -1,0 +1,248 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io/fs"
+	"path/filepath"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/leasedeck/leasedeck/journal"
+)
+
+// JournalMsg carries journal lines to the program: first the whole
+// journal (Reset set; also after a truncation or a rotation, when the
+// fold must start over), then what was appended, in batches.
+type JournalMsg struct {
+	Reset   bool
+	Entries []Entry
+	Heads   [2]uint64 // seq of the last line read, per file
+	Breaks  []string  // chain breaks found in these lines
+	MACs    bool      // macs were checked (the workspace key was readable)
+	Err     string    // the journal cannot be followed right now, and why
+}
+
+// Feeder follows a journal directory and hands what it reads to the
+// program: the single bus of UI rule 3. It reads and checks lines on its
+// own goroutine and calls Send at most once per Interval, however fast
+// the journal grows, so a burst of thousands of lines costs a few
+// redraws rather than thousands.
+type Feeder struct {
+	Dir      string
+	Key      []byte // the workspace key, to check macs; nil skips them
+	Send     func(tea.Msg)
+	Interval time.Duration // least time between sends; default 33 ms (≤ 30 a second)
+	Retry    time.Duration // wait before retrying after an error; default 2 s
+}
+
+var errRestart = errors.New("journal reset")
+
+// Run follows the journal until ctx ends.
+func (f *Feeder) Run(ctx context.Context) error {
+	if f.Interval <= 0 {
+		f.Interval = 33 * time.Millisecond
+	}
+	if f.Retry <= 0 {
+		f.Retry = 2 * time.Second
+	}
+	for {
+		err := f.cycle(ctx)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if errors.Is(err, errRestart) {
+			continue
+		}
+		if err != nil {
+			f.Send(JournalMsg{Err: err.Error(), MACs: f.Key != nil})
+		}
+		t := time.NewTimer(f.Retry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// cycle loads both files, sends them, then follows them until a reset
+// (errRestart), an error, or ctx's end.
+func (f *Feeder) cycle(ctx context.Context) error {
+	ck := newChainCheck(f.Key)
+	first, from, err := f.load(ck)
+	if err != nil {
+		return err
+	}
+	f.Send(first)
+
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch := make(chan journal.Batch, 16)
+	tailErr := make(chan error, 1)
+	go func() { tailErr <- journal.Tail(tctx, f.Dir, from, ch) }()
+
+	var pend JournalMsg
+	var timer *time.Timer
+	var timerC <-chan time.Time
+	var last time.Time
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-tailErr:
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		case b := <-ch:
+			if b.Reset != "" {
+				// The file was truncated or replaced: what was folded no
+				// longer describes it. Start over from both files.
+				return errRestart
+			}
+			ck.batch(&pend, b)
+			if timerC == nil {
+				wait := f.Interval - time.Since(last)
+				if wait < 0 {
+					wait = 0
+				}
+				timer = time.NewTimer(wait)
+				timerC = timer.C
+			}
+		case <-timerC:
+			timerC = nil
+			pend.Heads, pend.MACs = ck.seq, f.Key != nil
+			f.Send(pend)
+			last = time.Now()
+			pend = JournalMsg{}
+		}
+	}
+}
+
+// load reads both files from the start, leases first (the audit journal
+// refers to it), as the registry replays them.
+func (f *Feeder) load(ck *chainCheck) (JournalMsg, map[journal.Kind]int64, error) {
+	msg := JournalMsg{Reset: true, MACs: f.Key != nil}
+	from := map[journal.Kind]int64{}
+	for _, k := range journal.Kinds {
+		path := filepath.Join(f.Dir, k.FileName())
+		next, err := journal.Scan(path, 0, func(l *journal.Line) error {
+			if p := ck.line(k, l); p != "" {
+				msg.Breaks = append(msg.Breaks, p)
+			}
+			msg.Entries = append(msg.Entries, Entry{Kind: k, Seq: l.Seq, Value: l.Value})
+			return nil
+		})
+		var re *journal.ReadError
+		switch {
+		case errors.As(err, &re):
+			for _, p := range re.Problems {
+				msg.Breaks = append(msg.Breaks, fmt.Sprintf("%s line %d: %s", k.FileName(), p.Number, p.Reason))
+			}
+		case errors.Is(err, fs.ErrNotExist):
+			next = 0 // not written yet: follow it from its creation
+		case err != nil:
+			return msg, nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		from[k] = next
+	}
+	msg.Heads = ck.seq
+	return msg, from, nil
+}
+
+// chainCheck follows each file's hash chain as lines arrive: seq counts
+// up by one, prev is the SHA-256 of the line before, and mac (with the
+// key) covers the line. It applies to live lines the rules that
+// `journal verify` applies offline, so the status bar can say "verified"
+// for everything on screen without re-reading the files.
+type chainCheck struct {
+	mac  hash.Hash
+	seq  [2]uint64
+	head [2][32]byte
+	seen [2]bool
+}
+
+func newChainCheck(key []byte) *chainCheck {
+	c := &chainCheck{}
+	if key != nil {
+		c.mac = hmac.New(sha256.New, key)
+	}
+	return c
+}
+
+// macMember precedes the mac, the last member of every line.
+const macMember = `,"mac":"`
+
+func (c *chainCheck) line(k journal.Kind, l *journal.Line) string {
+	var why string
+	prev := l.Str("prev")
+	switch {
+	case !c.seen[k] && l.Seq > 1:
+		// The first line we see continues a rotated file: its
+		// predecessor is not here to compare with.
+	case !c.seen[k]:
+		if prev != journal.ZeroHash {
+			why = "first line's prev is not zero"
+		}
+	case l.Seq != c.seq[k]+1:
+		why = fmt.Sprintf("seq %d follows seq %d", l.Seq, c.seq[k])
+	case prev != hex.EncodeToString(c.head[k][:]):
+		why = "prev does not match the line before"
+	}
+	if why == "" && c.mac != nil && !c.macOK(l.Raw) {
+		why = "mac does not match (edited, or written with another key)"
+	}
+	c.seen[k] = true
+	c.seq[k] = l.Seq
+	c.head[k] = sha256.Sum256(l.Raw)
+	if why == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s seq %d: %s", k.FileName(), l.Seq, why)
+}
+
+func (c *chainCheck) macOK(raw []byte) bool {
+	trailer := len(macMember) + 64 + 2
+	if len(raw) < trailer+1 {
+		return false
+	}
+	i := len(raw) - trailer
+	if string(raw[i:i+len(macMember)]) != macMember || !bytes.HasSuffix(raw, []byte(`"}`)) {
+		return false
+	}
+	want := make([]byte, 32)
+	if _, err := hex.Decode(want, raw[i+len(macMember):len(raw)-2]); err != nil {
+		return false
+	}
+	c.mac.Reset()
+	c.mac.Write(raw[:i])
+	return hmac.Equal(c.mac.Sum(nil), want)
+}
+
+// batch adds a tail batch to the message being gathered.
+func (c *chainCheck) batch(m *JournalMsg, b journal.Batch) {
+	for _, p := range b.Problems {
+		m.Breaks = append(m.Breaks, fmt.Sprintf("%s line %d: %s", b.Kind.FileName(), p.Number, p.Reason))
+	}
+	for i := range b.Lines {
+		l := &b.Lines[i]
+		if p := c.line(b.Kind, l); p != "" {
+			m.Breaks = append(m.Breaks, p)
+		}
+		m.Entries = append(m.Entries, Entry{Kind: b.Kind, Seq: l.Seq, Value: l.Value})
+	}
+}

@@ -1,0 +1,135 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+)
+
+// KeyMap is every key the cockpit answers, one struct per context (UI
+// rule 6). The `?` help screen and the key table in README-cockpit.md are
+// both generated from it, so neither can drift from what the keys do.
+type KeyMap struct {
+	Tree     TreeKeys
+	Approval ApprovalKeys
+	Reason   ReasonKeys
+	Filter   FilterKeys
+	Help     HelpKeys
+}
+
+// TreeKeys act on the lease tree and the detail pane (no modal open).
+type TreeKeys struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+	Toggle, Collapse, Expand                key.Binding
+	NextTab, PrevTab, Tab                   key.Binding
+	DetailDown, DetailUp                    key.Binding
+	Revoke, Approvals, Filter, Sort         key.Binding
+	Help, Quit                              key.Binding
+}
+
+// ApprovalKeys act in the approval modal. Enter is listed so that help
+// says plainly what it does: it denies (the default), it never approves.
+type ApprovalKeys struct {
+	ApproveOnce, ApproveLease, Deny, Enter, Defer key.Binding
+}
+
+// ReasonKeys act while a reason is typed (deny, revoke).
+type ReasonKeys struct {
+	Confirm, Cancel, Clear key.Binding
+}
+
+// FilterKeys act while the filter is typed.
+type FilterKeys struct {
+	Apply, Clear key.Binding
+}
+
+// HelpKeys scroll and close the help screen.
+type HelpKeys struct {
+	Down, Up, Close key.Binding
+}
+
+// DefaultKeyMap is the cockpit's key map.
+func DefaultKeyMap() KeyMap {
+	b := func(keys []string, help, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return KeyMap{
+		Tree: TreeKeys{
+			Up:         b([]string{"up", "k"}, "↑/k", "previous lease"),
+			Down:       b([]string{"down", "j"}, "↓/j", "next lease"),
+			PageUp:     b([]string{"pgup", "ctrl+b"}, "pgup", "page up"),
+			PageDown:   b([]string{"pgdown", "ctrl+f"}, "pgdn", "page down"),
+			Top:        b([]string{"home", "g"}, "home/g", "first lease"),
+			Bottom:     b([]string{"end", "G"}, "end/G", "last lease"),
+			Toggle:     b([]string{"space", "enter"}, "space/enter", "expand or collapse the subtree"),
+			Collapse:   b([]string{"left", "h"}, "←/h", "collapse, or go to the parent"),
+			Expand:     b([]string{"right", "l"}, "→/l", "expand"),
+			NextTab:    b([]string{"tab"}, "tab", "next detail tab"),
+			PrevTab:    b([]string{"shift+tab"}, "shift+tab", "previous detail tab"),
+			Tab:        b([]string{"1", "2", "3", "4"}, "1-4", "Narrowing, Budget, Activity, Lease tab"),
+			DetailDown: b([]string{"J", "ctrl+d"}, "J", "scroll the detail pane down"),
+			DetailUp:   b([]string{"K", "ctrl+u"}, "K", "scroll the detail pane up"),
+			Revoke:     b([]string{"x"}, "x", "revoke the lease and its subtree (asks for a reason)"),
+			Approvals:  b([]string{"a"}, "a", "show the oldest pending approval"),
+			Filter:     b([]string{"/"}, "/", "filter: agent:, purpose:, status:, tool: or any text"),
+			Sort:       b([]string{"s"}, "s", "cycle the sort order"),
+			Help:       b([]string{"?"}, "?", "this help"),
+			Quit:       b([]string{"q", "ctrl+c"}, "q", "quit"),
+		},
+		Approval: ApprovalKeys{
+			ApproveOnce:  b([]string{"y"}, "y", "approve this call once"),
+			ApproveLease: b([]string{"Y"}, "Y", "approve for the rest of this lease"),
+			Deny:         b([]string{"n"}, "n", "deny (type an optional reason, enter to confirm)"),
+			Enter:        b([]string{"enter"}, "enter", "deny: the default; enter never approves"),
+			Defer:        b([]string{"esc"}, "esc", "decide later (hidden until the next request; a reopens)"),
+		},
+		Reason: ReasonKeys{
+			Confirm: b([]string{"enter"}, "enter", "confirm"),
+			Cancel:  b([]string{"esc"}, "esc", "cancel"),
+			Clear:   b([]string{"ctrl+u"}, "ctrl+u", "clear the text"),
+		},
+		Filter: FilterKeys{
+			Apply: b([]string{"enter"}, "enter", "apply the filter"),
+			Clear: b([]string{"esc"}, "esc", "clear the filter"),
+		},
+		Help: HelpKeys{
+			Down:  b([]string{"down", "j"}, "↓/j", "scroll the help down"),
+			Up:    b([]string{"up", "k"}, "↑/k", "scroll the help up"),
+			Close: b([]string{"esc", "?", "q"}, "esc/?", "close the help"),
+		},
+	}
+}
+
+// HelpSection is one context's bindings, for the help screen and docs.
+type HelpSection struct {
+	Title    string
+	Bindings []key.Binding
+}
+
+// Sections lists the contexts in the order help shows them.
+func (k KeyMap) Sections() []HelpSection {
+	t := k.Tree
+	return []HelpSection{
+		{"Lease tree", []key.Binding{t.Up, t.Down, t.PageUp, t.PageDown, t.Top, t.Bottom, t.Toggle, t.Collapse, t.Expand}},
+		{"Detail pane", []key.Binding{t.NextTab, t.PrevTab, t.Tab, t.DetailDown, t.DetailUp}},
+		{"Actions", []key.Binding{t.Revoke, t.Approvals, t.Filter, t.Sort, t.Help, t.Quit}},
+		{"Approval request", []key.Binding{k.Approval.ApproveOnce, k.Approval.ApproveLease, k.Approval.Deny, k.Approval.Enter, k.Approval.Defer}},
+		{"Typing a reason", []key.Binding{k.Reason.Confirm, k.Reason.Cancel, k.Reason.Clear}},
+		{"Filter", []key.Binding{k.Filter.Apply, k.Filter.Clear}},
+		{"Help", []key.Binding{k.Help.Down, k.Help.Up, k.Help.Close}},
+	}
+}
+
+// MarkdownTable renders the key map as the README's table.
+func (k KeyMap) MarkdownTable() string {
+	var b strings.Builder
+	b.WriteString("| context | key | what it does |\n|---|---|---|\n")
+	for _, s := range k.Sections() {
+		for _, kb := range s.Bindings {
+			h := kb.Help()
+			fmt.Fprintf(&b, "| %s | `%s` | %s |\n", s.Title, h.Key, h.Desc)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,123 @@
+package tui
+
+import (
+	"context"
+	"net"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/leasedeck/leasedeck/registry"
+)
+
+// SocketActor performs the cockpit's actions over the registry socket
+// with the operator token — in attached mode, and in embedded mode too,
+// where the socket is served by this same process, so that there is one
+// path for a decision whoever runs the registry.
+type SocketActor struct {
+	Socket  string
+	Token   string
+	Timeout time.Duration // per call; default 10 s
+}
+
+// call opens a connection per action: actions come at human speed, and a
+// fresh connection never trips over one a dead registry left behind.
+func (a SocketActor) call(req map[string]any, out any) error {
+	c, err := registry.Dial(a.Socket, 2*time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.Token = a.Token
+	to := a.Timeout
+	if to <= 0 {
+		to = 10 * time.Second
+	}
+	c.SetDeadline(time.Now().Add(to))
+	return c.Call(req, out)
+}
+
+// Decide approves or denies a pending request.
+func (a SocketActor) Decide(approvalID, outcome, scope, reason string) error {
+	req := map[string]any{"op": "decide", "approval_id": approvalID, "outcome": outcome, "reason": reason, "by": "cockpit"}
+	if scope != "" {
+		req["scope"] = scope
+	}
+	return a.call(req, nil)
+}
+
+// Revoke revokes a lease and its live subtree.
+func (a SocketActor) Revoke(leaseID, reason string) ([]string, error) {
+	var res registry.RevokeResult
+	err := a.call(map[string]any{"op": "revoke", "lease_id": leaseID, "reason": reason}, &res)
+	return res.Revoked, err
+}
+
+// WatchRegistry reports the registry behind socket coming and going. It
+// does not poll a registry that is up: it holds one idle connection open
+// and learns of the registry's end when the kernel closes it. While the
+// registry is down it tries again every retry. It sends only changes.
+func WatchRegistry(ctx context.Context, socket string, retry time.Duration, send func(tea.Msg)) {
+	if retry <= 0 {
+		retry = 3 * time.Second
+	}
+	known, wasUp := false, false
+	report := func(up bool, pid int, why string) {
+		if known && up == wasUp {
+			return
+		}
+		known, wasUp = true, up
+		send(RegistryMsg{Up: up, PID: pid, Err: why})
+	}
+	for ctx.Err() == nil {
+		pid, conn, err := dialWatch(socket)
+		if err != nil {
+			report(false, 0, err.Error())
+		} else {
+			report(true, pid, "")
+			stop := context.AfterFunc(ctx, func() { conn.Close() })
+			buf := make([]byte, 512)
+			for {
+				if _, err := conn.Read(buf); err != nil {
+					break
+				}
+			}
+			stop()
+			conn.Close()
+			if ctx.Err() != nil {
+				return
+			}
+			report(false, 0, "the registry closed its socket")
+		}
+		t := time.NewTimer(retry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// dialWatch asks the registry for its pid, then opens the idle
+// connection the watch holds.
+func dialWatch(socket string) (int, net.Conn, error) {
+	c, err := registry.Dial(socket, 2*time.Second)
+	if err != nil {
+		return 0, nil, err
+	}
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	var st struct {
+		PID int `json:"pid"`
+	}
+	err = c.Call(map[string]any{"op": "status"}, &st)
+	c.Close()
+	if err != nil {
+		return 0, nil, err
+	}
+	conn, err := net.DialTimeout("unix", socket, 2*time.Second)
+	if err != nil {
+		return 0, nil, err
+	}
+	return st.PID, conn, nil
+}

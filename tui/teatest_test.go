@@ -1,0 +1,74 @@
+package tui
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+)
+
+// Smoke tests through a real tea.Program (teatest): the model starts,
+// draws, answers keys and quits inside the Bubble Tea runtime, not only
+// when its methods are called directly.
+
+func fixedNow() time.Time { return t0.Add(31 * time.Second) }
+
+func waitFor(t *testing.T, tm *teatest.TestModel, what string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return bytes.Contains([]byte(ansi.Strip(string(b))), []byte(what))
+	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+}
+
+func TestSmokeApproveThroughTheProgram(t *testing.T) {
+	fa := &fakeActor{}
+	key := testKey(t)
+	m := New(Options{Workspace: "/w", Key: &key, Actor: fa, PID: 1, Location: time.UTC, Theme: PlainTheme(), Now: fixedNow})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	tm.Send(JournalMsg{Reset: true, Entries: entries(t), MACs: true})
+	waitFor(t, tm, "APPROVAL NEEDED")
+	time.Sleep(500 * time.Millisecond) // past the 400 ms guard, in real time
+	tm.Send(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	waitFor(t, tm, "approved once")
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	fa.mu.Lock()
+	defer fa.mu.Unlock()
+	if len(fa.decided) != 1 || !strings.Contains(fa.decided[0], "|approved|once|") {
+		t.Errorf("decided %v", fa.decided)
+	}
+}
+
+func TestSmokeGuardHoldsInRealTime(t *testing.T) {
+	fa := &fakeActor{}
+	// A long guard, so that a slow machine cannot make the key arrive
+	// after it: the mechanism is the same at 400 ms.
+	m := New(Options{Actor: fa, Location: time.UTC, Theme: PlainTheme(), Now: fixedNow, Guard: 5 * time.Second})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
+	tm.Send(JournalMsg{Reset: true, Entries: entries(t)})
+	waitFor(t, tm, "APPROVAL NEEDED")
+	tm.Send(tea.KeyPressMsg{Code: 'y', Text: "y"}) // well inside 400 ms
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	fa.mu.Lock()
+	defer fa.mu.Unlock()
+	if len(fa.decided) != 0 {
+		t.Errorf("a key inside the guard decided: %v", fa.decided)
+	}
+}
+
+func TestSmokeResizeAndTinyTerminal(t *testing.T) {
+	m := New(Options{Location: time.UTC, Theme: PlainTheme(), Now: fixedNow})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(20, 5))
+	tm.Send(JournalMsg{Reset: true, Entries: entries(t)})
+	waitFor(t, tm, "too small")
+	tm.Send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	waitFor(t, tm, "Journal")
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}

@@ -1,0 +1,108 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func str(m map[string]any, k string) string {
+	if m == nil {
+		return ""
+	}
+	s, _ := m[k].(string)
+	return s
+}
+
+// num reads a JSON number as the journal parser leaves it (json.Number)
+// or as a test builds it.
+func num(v any) float64 {
+	switch n := v.(type) {
+	case json.Number:
+		f, _ := strconv.ParseFloat(string(n), 64)
+		return f
+	case float64:
+		return n
+	case int64:
+		return float64(n)
+	case int:
+		return float64(n)
+	}
+	return 0
+}
+
+// shortID is the first block of a UUID, as git shows short hashes.
+func shortID(id string) string {
+	if i := strings.IndexByte(id, '-'); i > 0 && i <= 12 {
+		return id[:i]
+	}
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// fmtNum prints a budget figure compactly: 1234 → 1234, 18300 → 18.3k.
+func fmtNum(f float64) string {
+	switch {
+	case math.IsInf(f, 0) || math.IsNaN(f):
+		return "?"
+	case math.Abs(f) >= 1e6:
+		return trimZero(fmt.Sprintf("%.1f", f/1e6)) + "M"
+	case math.Abs(f) >= 1e4:
+		return trimZero(fmt.Sprintf("%.1f", f/1e3)) + "k"
+	case f == math.Trunc(f):
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return trimZero(fmt.Sprintf("%.2f", f))
+}
+
+func trimZero(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+func fmtUSD(f float64) string {
+	if math.Abs(f) < 1 && f != 0 {
+		return fmt.Sprintf("$%.3f", f)
+	}
+	return fmt.Sprintf("$%.2f", f)
+}
+
+// fmtLeft is time left, coarse enough that a row changes at most once a
+// second and, for long leases, once a minute.
+func fmtLeft(d time.Duration) string {
+	if d <= 0 {
+		return "0s"
+	}
+	switch {
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%ds", int(math.Ceil(d.Seconds())))
+}
+
+// clean makes text from a journal line safe to print: a control character
+// (a terminal escape in a record) never reaches the terminal.
+func clean(s string) string {
+	if strings.IndexFunc(s, isCtl) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isCtl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func isCtl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }

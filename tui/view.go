@@ -1,0 +1,424 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/leasedeck/leasedeck/registry"
+)
+
+// layout is computed once per resize (or when a banner comes or goes),
+// never per frame (UI rule 5).
+type layout struct {
+	tooSmall     bool
+	side         bool // tree and detail side by side
+	banners      []string
+	treeY, treeW int // first row of the tree's rows, and its width
+	treeH        int // rows of leases
+	detX, detY   int
+	detW, detH   int // detail content lines (below the tab bar)
+	feedY, feedH int
+}
+
+// Minimum usable size; below it the cockpit says so instead of drawing.
+const (
+	minW = 60
+	minH = 16
+)
+
+func (m *Model) banners() []string {
+	var out []string
+	if len(m.breaks) > 0 {
+		more := ""
+		if len(m.breaks) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(m.breaks)-1)
+		}
+		out = append(out, "JOURNAL CHAIN BROKEN — read-only: "+m.breaks[0]+more)
+	}
+	if m.deck != nil && m.deck.FoldErrs > 0 {
+		out = append(out, fmt.Sprintf("%d journal line(s) do not fold: %s", m.deck.FoldErrs, m.deck.LastErr))
+	}
+	if m.journalErr != "" {
+		out = append(out, "cannot follow the journal: "+m.journalErr)
+	}
+	if !m.regUp && m.regPID > 0 {
+		s := fmt.Sprintf("REGISTRY pid %d IS GONE — approvals and revocations are unavailable; run 'leasedeck' or 'leasedeck serve' to start one", m.regPID)
+		if m.regErr != "" {
+			s += " (" + m.regErr + ")"
+		}
+		out = append(out, s)
+	}
+	if len(out) > 2 {
+		out = out[:2]
+	}
+	return out
+}
+
+func (m *Model) relayout() {
+	w, h := m.w, m.h
+	l := layout{banners: m.banners()}
+	if w < minW || h < minH {
+		l.tooSmall = true
+		m.lay = l
+		return
+	}
+	top := 1 + len(l.banners) // header, banners
+	feedH := min(max(h/6, 3), 10)
+	l.side = w >= 120
+	if !l.side {
+		feedH = min(max(h/8, 2), 6)
+	}
+	mainH := h - top - 1 - feedH - 1 // feed title, status bar
+	if l.side {
+		l.treeW = w * 58 / 100
+		l.treeY = top + 2
+		l.treeH = mainH - 2
+		l.detX, l.detW = l.treeW+1, w-l.treeW-1
+		l.detY = top + 1
+		l.detH = mainH - 1
+	} else {
+		// The tree takes what its rows need, up to 55%; the detail pane
+		// gets the rest.
+		treePart := min(max(len(m.tree.rows)+3, 6), max(mainH*55/100, 6))
+		l.treeW = w
+		l.treeY = top + 2
+		l.treeH = treePart - 2
+		l.detW = w
+		l.detY = top + treePart + 1
+		l.detH = mainH - treePart - 1
+	}
+	l.feedY = top + mainH + 1
+	l.feedH = feedH
+	m.lay = l
+	m.tree.height = l.treeH
+	m.tree.clamp()
+}
+
+// View draws the screen. It reads only the model: no I/O, no clock.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = m.Title()
+	return v
+}
+
+// render is View's content: exactly m.h lines of m.w cells.
+func (m *Model) render() string {
+	if m.w == 0 || m.h == 0 {
+		return ""
+	}
+	if m.lay.tooSmall {
+		return m.tooSmall()
+	}
+	t := m.theme
+	lines := make([]string, 0, m.h)
+	lines = append(lines, m.header())
+	for _, b := range m.lay.banners {
+		lines = append(lines, Banner(t, b, m.w))
+	}
+	treeLines := m.treePane()
+	detLines := m.detailPane()
+	if m.lay.side {
+		sep := t.Muted.Render("│")
+		for i := range treeLines {
+			d := ""
+			if i < len(detLines) {
+				d = detLines[i]
+			}
+			lines = append(lines, treeLines[i]+sep+fit(d, m.lay.detW))
+		}
+	} else {
+		lines = append(lines, treeLines...)
+		lines = append(lines, detLines...)
+	}
+	lines = append(lines, m.feedPane()...)
+	lines = append(lines, m.statusLine())
+	for len(lines) < m.h {
+		lines = append(lines, strings.Repeat(" ", m.w))
+	}
+	lines = lines[:m.h]
+	switch m.overlay {
+	case approvalOverlay:
+		lines = overlay(lines, RenderApproval(t, m.approvalCard(), min(m.w-4, 84)), m.w)
+	case revokeOverlay:
+		lines = overlay(lines, RenderRevoke(t, m.revokeCard(), min(m.w-4, 80)), m.w)
+	case helpOverlay:
+		lines = overlay(lines, RenderHelp(t, m.keys, min(m.w-4, 84), m.h, m.helpOff), m.w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m *Model) tooSmall() string {
+	msg := fmt.Sprintf("leasedeck: terminal too small (%d×%d); needs at least %d×%d. q quits.", m.w, m.h, minW, minH)
+	lines := wrapWords("", msg, m.w)
+	for i := range lines {
+		lines[i] = fit(lines[i], m.w)
+	}
+	for len(lines) < m.h {
+		lines = append(lines, strings.Repeat(" ", m.w))
+	}
+	return strings.Join(lines[:m.h], "\n")
+}
+
+// recount refreshes the header's figures; it walks every lease, so it
+// runs in Update (a batch, a tick), never per frame.
+func (m *Model) recount() {
+	c := counts{total: len(m.deck.St.Order)}
+	var next time.Time
+	for _, id := range m.deck.St.Order {
+		l := m.deck.St.Leases[id]
+		switch {
+		case l.Status == registry.Refused:
+			c.refused++
+		case l.Open(m.now):
+			c.live++
+			if next.IsZero() || l.ExpiresAt.Before(next) {
+				next = l.ExpiresAt
+			}
+		}
+	}
+	m.counts, m.nextExpiry = c, next
+}
+
+type counts struct{ live, total, refused int }
+
+func (m *Model) header() string {
+	t := m.theme
+	left := t.Title.Render(" leasedeck ") + t.Muted.Render(clean(m.opts.Workspace))
+	if m.opts.Note != "" {
+		left += "  " + t.Warn.Render(clean(m.opts.Note))
+	}
+	c := m.counts
+	right := fmt.Sprintf("%d live · %d leases · %d refused ", c.live, c.total, c.refused)
+	if !m.loaded {
+		right = "reading the journal… "
+	}
+	room := m.w - len([]rune(right)) - 2
+	return fit(left, max(room, 0)) + "  " + t.Muted.Render(right)
+}
+
+func (m *Model) treePane() []string {
+	t := m.theme
+	w := m.lay.treeW
+	out := make([]string, 0, m.lay.treeH+2)
+	title := "Leases"
+	if !m.tree.filter.empty() {
+		title += fmt.Sprintf(" — filter %q: %d shown", m.tree.filter.raw, len(m.tree.rows))
+	}
+	out = append(out, fit(t.Title.Render(title)+t.Muted.Render("  sort: "+m.tree.sort.String()), w))
+	out = append(out, RenderLeaseHeader(t, w))
+	vis := m.tree.visible()
+	for i, r := range vis {
+		out = append(out, m.row(r, m.tree.offset+i == m.tree.cursor, w))
+	}
+	if len(m.tree.rows) == 0 {
+		msg := "no leases yet — they appear here as agents begin sessions"
+		if !m.tree.filter.empty() {
+			msg = "nothing matches the filter (esc in / clears it)"
+		}
+		if !m.loaded {
+			msg = "reading the journal…"
+		}
+		out = append(out, fit(t.Muted.Render("  "+msg), w))
+	}
+	for len(out) < m.lay.treeH+2 {
+		out = append(out, strings.Repeat(" ", w))
+	}
+	return out[:m.lay.treeH+2]
+}
+
+// row renders one visible row through the cache: a row is redrawn only
+// when its lease's version, its width, its time-left text or its
+// selection changed.
+func (m *Model) row(r row, selected bool, w int) string {
+	l := m.deck.St.Leases[r.id]
+	if l == nil {
+		return strings.Repeat(" ", w)
+	}
+	status := displayStatus(m.deck.St, l, m.now)
+	left := status
+	if status == "live" || status == "granted" {
+		left = fmtLeft(l.ExpiresAt.Sub(m.now))
+	}
+	k := rowKey{id: r.id, width: w, ver: m.deck.Version(r.id), left: left, selected: selected,
+		expanded: !m.tree.collapsed[r.id], context: r.context, status: status}
+	if s, ok := m.rows[k]; ok {
+		return s
+	}
+	a := l.Agent()
+	lr := LeaseRow{Depth: r.depth, HasKids: r.hasKids, Expanded: k.expanded, Selected: selected,
+		Context: r.context, Status: status, Pending: m.deck.PendingFor(r.id),
+		Agent: a.Name, Purpose: l.Purpose(), Steps: l.Spent.Steps, Left: left}
+	if lr.Agent == "" {
+		lr.Agent = a.RuntimeAgent
+	}
+	if l.Granted != nil {
+		g := l.Granted.Budget
+		lr.StepsMax, lr.HasSteps = g.Get(registry.Steps)
+		lr.HasSteps = lr.HasSteps && lr.StepsMax > 0
+		lr.FanOut, lr.HasFanOut = g.Get(registry.FanOut)
+		lr.DepthLeft, lr.HasDepth = g.Get(registry.Depth)
+		lr.Live = m.deck.St.LiveChildren(r.id, m.now)
+	}
+	s := RenderLeaseRow(m.theme, lr, w)
+	if len(m.rows) > 8192 {
+		clear(m.rows)
+	}
+	m.rows[k] = s
+	return s
+}
+
+func (m *Model) detailPane() []string {
+	t := m.theme
+	w, h := m.lay.detW, m.lay.detH
+	out := make([]string, 0, h+1)
+	var tabs []string
+	for i, n := range tabNames {
+		label := fmt.Sprintf("%d %s", i+1, n)
+		if tab(i) == m.tab {
+			tabs = append(tabs, t.TabOn.Render(label))
+		} else {
+			tabs = append(tabs, t.TabOff.Render(label))
+		}
+	}
+	out = append(out, fit(" "+strings.Join(tabs, "  "), w))
+	body := m.detailLines(w - 1)
+	off := min(m.detailOff, max(len(body)-h, 0))
+	for i := off; i < len(body) && len(out) < h+1; i++ {
+		out = append(out, " "+body[i])
+	}
+	for len(out) < h+1 {
+		out = append(out, strings.Repeat(" ", w))
+	}
+	if len(body) > h && h > 0 {
+		more := fmt.Sprintf(" %d–%d of %d ", off+1, min(off+h, len(body)), len(body))
+		last := out[h]
+		out[h] = fit(last, max(w-ansi.StringWidth(more), 0)) + t.Muted.Render(more)
+	}
+	return out
+}
+
+// detailLines renders the active tab for the selected lease, cached by
+// (lease, tab, width, version); the Budget tab also by the second, since
+// its gauges move with the clock.
+func (m *Model) detailLines(w int) []string {
+	id := m.tree.selected()
+	l := m.deck.St.Leases[id]
+	if l == nil {
+		return []string{m.theme.Muted.Render("select a lease to see why it got what it got")}
+	}
+	var sec int64
+	if m.tab == tabBudget || m.tab == tabActivity {
+		sec = m.now.Unix()
+	}
+	c := &m.detail
+	if c.lines != nil && c.id == id && c.tab == m.tab && c.width == w && c.ver == m.deck.Version(id) && c.sec == sec {
+		return c.lines
+	}
+	t := m.theme
+	a := l.Agent()
+	head := []string{
+		fit(t.bold(t.Text).Render(clean(a.Name))+t.Muted.Render("  "+clean(a.RuntimeAgent)+"  "+l.ID), w),
+		fit(t.Muted.Render(clean(l.Purpose())), w),
+		"",
+	}
+	if m.lay.detH < 12 {
+		// A short pane: one line of who, the rest for the tab.
+		head = []string{fit(t.bold(t.Text).Render(clean(a.Name))+t.Muted.Render(" · "+shortID(l.ID)+" · "+clean(l.Purpose())), w)}
+	}
+	var body []string
+	switch m.tab {
+	case tabNarrowing:
+		body = RenderNarrowing(t, ComputeNarrowing(l), w)
+	case tabBudget:
+		body = RenderBudget(t, ComputeBudget(m.deck, l, m.now, min(max(w-12, 10), 60)), w)
+	case tabActivity:
+		body = RenderActivity(t, l.Activity, m.loc, w)
+	case tabLease:
+		d, ok := m.docs[id]
+		if !ok {
+			body = []string{t.Muted.Render("…")}
+		} else {
+			body = RenderLease(t, d, w)
+		}
+	}
+	*c = detailCache{id: id, tab: m.tab, width: w, ver: m.deck.Version(id), sec: sec, lines: append(head, body...)}
+	return c.lines
+}
+
+// feedPane draws the newest journal lines; cached until a line arrives
+// or the width changes.
+func (m *Model) feedPane() []string {
+	fc := &m.feedCache
+	if fc.lines != nil && fc.n == m.deck.Lines && fc.w == m.w && fc.h == m.lay.feedH && fc.deck == m.deck {
+		return fc.lines
+	}
+	t := m.theme
+	out := make([]string, 0, m.lay.feedH+1)
+	out = append(out, fit(t.Title.Render("Journal")+t.Muted.Render(fmt.Sprintf("  %d lines read", m.deck.Lines)), m.w))
+	es := m.deck.Feed(m.lay.feedH)
+	for _, e := range es {
+		out = append(out, FeedLine(t, e, m.loc, m.w))
+	}
+	for len(out) < m.lay.feedH+1 {
+		out = append(out, strings.Repeat(" ", m.w))
+	}
+	*fc = feedCache{n: m.deck.Lines, w: m.w, h: m.lay.feedH, deck: m.deck, lines: out}
+	return out
+}
+
+type feedCache struct {
+	n, w, h int
+	deck    *Deck
+	lines   []string
+}
+
+func (m *Model) statusLine() string {
+	t := m.theme
+	if m.overlay == filterOverlay {
+		return t.Status.Render(fit(" / "+m.filterIn+"▏   enter apply · esc clear   (agent: purpose: status: tool: or any text)", m.w))
+	}
+	reg, short, ok := m.pidLabel()
+	mode := m.opts.Mode.String()
+	switch {
+	case m.opts.Mode == Attached && m.regUp && m.opts.Actor != nil:
+		mode = "" // "attached to pid N" says it
+	case m.opts.Mode != ReadOnly && m.opts.Actor == nil:
+		mode += " READ-ONLY"
+	}
+	sb := StatusBar{
+		Mode: mode, Registry: reg, Short: short, RegistryOK: ok, Socket: m.opts.Socket,
+		Heads: m.heads, ChainOK: len(m.breaks) == 0, MACs: m.macs,
+		Pending: len(m.deck.Pending()), Sort: m.tree.sort.String(), Filter: m.tree.filter.raw,
+		Clock: m.now.In(m.loc).Format("15:04"), Msg: m.flash, MsgErr: m.flashErr,
+	}
+	return RenderStatusBar(t, sb, m.w)
+}
+
+func (m *Model) approvalCard() ApprovalCard {
+	r, _, _ := m.deck.Book.Get(m.appr.id)
+	c := ApprovalCard{Tool: r.Tool, Summary: r.Summary, Why: r.Reason, Names: r.Names, Client: r.Client,
+		Lease: shortID(r.LeaseID), Left: r.Deadline.Sub(m.now), Guard: m.appr.guard,
+		Typing: m.appr.typing, Reason: m.appr.reason, Sending: m.appr.sending, Err: m.appr.err}
+	if l := m.deck.St.Leases[r.LeaseID]; l != nil {
+		c.Agent = l.Agent().Name
+		c.Purpose = l.Purpose()
+	}
+	if _, n, _ := m.candidate(); n > 1 {
+		c.More = n - 1
+	}
+	return c
+}
+
+func (m *Model) revokeCard() RevokeCard {
+	c := RevokeCard{Lease: shortID(m.rev.id), Cascade: m.rev.cascade, Reason: m.rev.reason, Sending: m.rev.sending, Err: m.rev.err}
+	if l := m.deck.St.Leases[m.rev.id]; l != nil {
+		c.Agent, c.Purpose = l.Agent().Name, l.Purpose()
+	}
+	return c
+}
