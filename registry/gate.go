@@ -86,6 +86,15 @@ func Decide(s *State, workspace, leaseID string, call ToolCall, now time.Time, c
 			}
 		}
 	}
+	// A shell argument may name a file the program opens itself (cat,
+	// cp, tar): one that matches a deny entry refuses the call.
+	for _, p := range use.Mentions {
+		for _, pat := range g.Deny.Paths {
+			if resources.MatchDenyPath(pat, p) {
+				return deny("argument %s names a denied path (%s, deny.paths)", displayPath(p), pat)
+			}
+		}
+	}
 	for _, h := range use.Hosts {
 		for _, pat := range g.Deny.Hosts {
 			if resources.HostContains(pat, h) {

@@ -396,3 +396,22 @@ func TestFailClosedOnBrokenJournal(t *testing.T) {
 		t.Fatalf("gate on a broken journal: %+v", a)
 	}
 }
+
+// Shell arguments that name a denied path are refused, though the gate
+// cannot know whether the program reads them.
+func TestDeniedPathAsShellArgument(t *testing.T) {
+	f := newFixture(t)
+	id := f.issue(agentManifest("a", 50, func(m map[string]any) {
+		m["deny"].(map[string]any)["paths"] = []any{".env"}
+	}), "")
+	for _, cmd := range []string{"cat ~/.ssh/id_ed25519", "cat .env", "ls && cat ./.env", "git --git-dir=.leasedeck/x status", "echo $(cat .env)"} {
+		if a := f.gate(id, "Bash", map[string]any{"command": cmd}); a.Verdict != VerdictDeny {
+			t.Errorf("%q: %+v", cmd, a)
+		}
+	}
+	for _, cmd := range []string{"ls -la src", "git status", "echo .envrc"} {
+		if a := f.gate(id, "Bash", map[string]any{"command": cmd}); a.Verdict != VerdictAllow {
+			t.Errorf("%q: %+v", cmd, a)
+		}
+	}
+}

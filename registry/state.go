@@ -370,7 +370,9 @@ func (s *State) ApplyAudit(rec map[string]any) {
 		}
 		l.Activity = append(l.Activity, GateEvent{At: at, Tool: str(d, "tool"),
 			Decision: str(d, "decision"), Reason: str(rec, "reasoning"), Summary: str(rec, "summary")})
-		if len(l.Activity) > maxActivity {
+		if len(l.Activity) >= 2*maxActivity {
+			// Trim in halves, not per event: copying the window on every
+			// decision would cost O(maxActivity) each time.
 			l.Activity = append([]GateEvent(nil), l.Activity[len(l.Activity)-maxActivity:]...)
 		}
 	case EventBudgetSpent:

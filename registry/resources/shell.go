@@ -61,6 +61,12 @@ type ShellUse struct {
 	Reads                []string `json:"reads"`
 	Writes               []string `json:"writes"`
 	PipesIntoInterpreter bool     `json:"pipes_into_interpreter"`
+	// Operands are the static words given to programs as arguments (and
+	// the value of a --flag=value). Which of them a program opens is its
+	// own business, so they are not reads or writes; but any of them may
+	// name a file, and the gate checks them against the deny list, so
+	// that `cat ~/.ssh/id_rsa` is refused like a Read of it.
+	Operands []string `json:"operands,omitempty"`
 }
 
 // maxShellDepth is how deeply scripts may nest inside one another (sh -c
@@ -755,8 +761,24 @@ func (a *analyzer) call(x *syntax.CallExpr, c ctx) {
 	a.run(x.Args, c)
 	for _, w := range x.Args[1:] {
 		a.words(w, c)
+		a.operand(w)
 	}
 }
+
+// operand records a static argument word (see ShellUse.Operands).
+func (a *analyzer) operand(w *syntax.Word) {
+	l, ok := staticWord(w)
+	if !ok || l.s == "" || len(a.use.Operands) >= maxOperands {
+		return
+	}
+	a.add(&a.use.Operands, "o:", l.s)
+	if i := strings.IndexByte(l.s, '='); i > 0 && strings.HasPrefix(l.s, "-") && i+1 < len(l.s) {
+		a.add(&a.use.Operands, "o:", l.s[i+1:])
+	}
+}
+
+// maxOperands bounds the operands kept from one command line.
+const maxOperands = 256
 
 // program resolves a command word to the basename of the program it runs.
 func (a *analyzer) program(w *syntax.Word, c ctx) (string, bool) {

@@ -21,6 +21,9 @@ type Use struct {
 	Executables          []string  `json:"executables,omitempty"`
 	PipesIntoInterpreter bool      `json:"pipes_into_interpreter,omitempty"`
 	Opaque               bool      `json:"opaque,omitempty"`
+	// Mentions are a shell command's arguments resolved as paths: not
+	// known to be read or written, but checked against deny.paths.
+	Mentions []PathRef `json:"mentions,omitempty"`
 }
 
 // FieldError is a tool input the gate cannot use. Pointer is the JSON pointer
@@ -98,6 +101,14 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 		}
 		use.Executables = sh.Executables
 		use.PipesIntoInterpreter = sh.PipesIntoInterpreter
+		for _, o := range sh.Operands {
+			if strings.HasPrefix(o, "-") && !strings.Contains(o, "/") {
+				continue // an option, not a path
+			}
+			if ref, err := ResolvePath(workspace, o); err == nil {
+				use.Mentions = append(use.Mentions, ref)
+			}
+		}
 	case "Write", "Edit", "MultiEdit", "Read":
 		p, err := requiredString(input, "file_path")
 		if err != nil {
