@@ -9,7 +9,7 @@ import (
 // The README's key table is generated from the KeyMap; this test keeps
 // the two from drifting (and rewrites the table with -update).
 func TestReadmeKeyTable(t *testing.T) {
-	const path = "README-cockpit.md"
+	const path = "../README.md"
 	const begin, end = "<!-- keys:begin -->\n", "<!-- keys:end -->"
 	b, err := os.ReadFile(path)
 	if err != nil {
