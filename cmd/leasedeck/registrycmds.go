@@ -170,6 +170,28 @@ func dialWorkspace(flagValue string, e *env) (*registry.Client, workspace.Worksp
 	return c, w, exitOK
 }
 
+// clientCommand runs a subcommand that talks to the registry: it parses
+// fs (which gets --workspace) from args, checks there are npos positional
+// arguments and that valid (if given) holds, prints usage otherwise, dials
+// the workspace's registry and runs fn with the connection.
+func clientCommand(fs *flag.FlagSet, args []string, e *env, usage string, npos int, valid func() bool,
+	fn func(c *registry.Client, pos []string) int) int {
+	ws := workspaceFlag(fs)
+	pos, ok := parseFlags(fs, args, e)
+	if !ok || len(pos) != npos || (valid != nil && !valid()) {
+		if ok {
+			e.errorf("usage: %s", usage)
+		}
+		return exitUsage
+	}
+	c, _, code := dialWorkspace(*ws, e)
+	if c == nil {
+		return code
+	}
+	defer c.Close()
+	return fn(c, pos)
+}
+
 // callExit maps a client error to an exit code and prints it.
 func callExit(err error, e *env) int {
 	var re *registry.RemoteError
@@ -243,48 +265,37 @@ func runIssue(args []string, e *env) int {
 // runLeases: leasedeck leases [--json]
 func runLeases(args []string, e *env) int {
 	fs := flag.NewFlagSet("leases", flag.ContinueOnError)
-	ws := workspaceFlag(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, ok := parseFlags(fs, args, e)
-	if !ok || len(pos) != 0 {
-		if ok {
-			e.errorf("usage: leasedeck leases [--json]")
+	return clientCommand(fs, args, e, "leasedeck leases [--json]", 0, nil, func(c *registry.Client, _ []string) int {
+		var res struct {
+			Leases []registry.LeaseView `json:"leases"`
 		}
-		return exitUsage
-	}
-	c, _, code := dialWorkspace(*ws, e)
-	if c == nil {
-		return code
-	}
-	defer c.Close()
-	var res struct {
-		Leases []registry.LeaseView `json:"leases"`
-	}
-	if err := c.Call(map[string]any{"op": "leases"}, &res); err != nil {
-		return callExit(err, e)
-	}
-	if *asJSON {
-		b, _ := json.MarshalIndent(res.Leases, "", "  ")
-		fmt.Fprintln(e.stdout, string(b))
+		if err := c.Call(map[string]any{"op": "leases"}, &res); err != nil {
+			return callExit(err, e)
+		}
+		if *asJSON {
+			b, _ := json.MarshalIndent(res.Leases, "", "  ")
+			fmt.Fprintln(e.stdout, string(b))
+			return exitOK
+		}
+		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "LEASE\tPARENT\tSTATUS\tAGENT\tPURPOSE\tSTEPS\tCHILDREN\tEXPIRES\tREASON")
+		for _, l := range res.Leases {
+			steps := "-"
+			if v, ok := l.Remaining["steps"]; ok {
+				steps = fmt.Sprint(v)
+			}
+			children := fmt.Sprintf("%d/%v", l.LiveChildren, orDash(l.Budget["fan_out"]))
+			reason := l.Reason
+			if len(l.Refusals) > 0 {
+				reason = strings.Join(l.Refusals, ",") + " " + reason
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(l.ID), short(l.ParentID), l.Status, clip(l.Agent, 24),
+				clip(l.Purpose, 40), steps, children, l.ExpiresAt, clip(reason, 60))
+		}
+		tw.Flush()
 		return exitOK
-	}
-	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LEASE\tPARENT\tSTATUS\tAGENT\tPURPOSE\tSTEPS\tCHILDREN\tEXPIRES\tREASON")
-	for _, l := range res.Leases {
-		steps := "-"
-		if v, ok := l.Remaining["steps"]; ok {
-			steps = fmt.Sprint(v)
-		}
-		children := fmt.Sprintf("%d/%v", l.LiveChildren, orDash(l.Budget["fan_out"]))
-		reason := l.Reason
-		if len(l.Refusals) > 0 {
-			reason = strings.Join(l.Refusals, ",") + " " + reason
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(l.ID), short(l.ParentID), l.Status, clip(l.Agent, 24),
-			clip(l.Purpose, 40), steps, children, l.ExpiresAt, clip(reason, 60))
-	}
-	tw.Flush()
-	return exitOK
+	})
 }
 
 func orDash(v any) any {
@@ -361,71 +372,50 @@ func runCheck(args []string, e *env) int {
 // runRevoke: leasedeck revoke ID --reason TEXT [--by ANCESTOR]
 func runRevoke(args []string, e *env) int {
 	fs := flag.NewFlagSet("revoke", flag.ContinueOnError)
-	ws := workspaceFlag(fs)
 	reason := fs.String("reason", "", "why (recorded in every revoked line)")
 	by := fs.String("by", "", "revoke in the name of this ancestor lease (default: the issuer)")
-	pos, ok := parseFlags(fs, args, e)
-	if !ok || len(pos) != 1 || strings.TrimSpace(*reason) == "" {
-		if ok {
-			e.errorf("usage: leasedeck revoke LEASE_ID --reason TEXT [--by ANCESTOR_ID]")
+	hasReason := func() bool { return strings.TrimSpace(*reason) != "" }
+	return clientCommand(fs, args, e, "leasedeck revoke LEASE_ID --reason TEXT [--by ANCESTOR_ID]", 1, hasReason, func(c *registry.Client, pos []string) int {
+		var res registry.RevokeResult
+		if err := c.Call(map[string]any{"op": "revoke", "lease_id": pos[0], "reason": *reason, "by": *by}, &res); err != nil {
+			return callExit(err, e)
 		}
-		return exitUsage
-	}
-	c, _, code := dialWorkspace(*ws, e)
-	if c == nil {
-		return code
-	}
-	defer c.Close()
-	var res registry.RevokeResult
-	if err := c.Call(map[string]any{"op": "revoke", "lease_id": pos[0], "reason": *reason, "by": *by}, &res); err != nil {
-		return callExit(err, e)
-	}
-	fmt.Fprintf(e.stdout, "revoked %d lease(s):\n", len(res.Revoked))
-	for _, id := range res.Revoked {
-		fmt.Fprintf(e.stdout, "  %s\n", id)
-	}
-	return exitOK
+		fmt.Fprintf(e.stdout, "revoked %d lease(s):\n", len(res.Revoked))
+		for _, id := range res.Revoked {
+			fmt.Fprintf(e.stdout, "  %s\n", id)
+		}
+		return exitOK
+	})
 }
 
 // runApprovals: leasedeck approvals [--json]
 func runApprovals(args []string, e *env) int {
 	fs := flag.NewFlagSet("approvals", flag.ContinueOnError)
-	ws := workspaceFlag(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, ok := parseFlags(fs, args, e)
-	if !ok || len(pos) != 0 {
-		if ok {
-			e.errorf("usage: leasedeck approvals [--json]")
+	return clientCommand(fs, args, e, "leasedeck approvals [--json]", 0, nil, func(c *registry.Client, _ []string) int {
+		var res struct {
+			Pending []registry.ApprovalView `json:"pending"`
 		}
-		return exitUsage
-	}
-	c, _, code := dialWorkspace(*ws, e)
-	if c == nil {
-		return code
-	}
-	defer c.Close()
-	var res struct {
-		Pending []registry.ApprovalView `json:"pending"`
-	}
-	if err := c.Call(map[string]any{"op": "approvals"}, &res); err != nil {
-		return callExit(err, e)
-	}
-	if *asJSON {
-		b, _ := json.MarshalIndent(res.Pending, "", "  ")
-		fmt.Fprintln(e.stdout, string(b))
+		if err := c.Call(map[string]any{"op": "approvals"}, &res); err != nil {
+			return callExit(err, e)
+		}
+		if *asJSON {
+			b, _ := json.MarshalIndent(res.Pending, "", "  ")
+			fmt.Fprintln(e.stdout, string(b))
+			return exitOK
+		}
+		if len(res.Pending) == 0 {
+			fmt.Fprintln(e.stdout, "no pending approvals")
+			return exitOK
+		}
+		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "APPROVAL\tLEASE\tCLIENT\tTOOL\tNEEDS\tDEADLINE\tSUMMARY")
+		for _, a := range res.Pending {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, short(a.LeaseID), a.Client, a.Tool, strings.Join(a.Names, ","), a.Deadline, clip(a.Summary, 70))
+		}
+		tw.Flush()
 		return exitOK
-	}
-	if len(res.Pending) == 0 {
-		fmt.Fprintln(e.stdout, "no pending approvals")
-		return exitOK
-	}
-	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "APPROVAL\tLEASE\tCLIENT\tTOOL\tNEEDS\tDEADLINE\tSUMMARY")
-	for _, a := range res.Pending {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, short(a.LeaseID), a.Client, a.Tool, strings.Join(a.Names, ","), a.Deadline, clip(a.Summary, 70))
-	}
-	tw.Flush()
-	return exitOK
+	})
 }
 
 // runDecide: leasedeck approve ID [--for-lease] | leasedeck deny ID --reason TEXT
@@ -476,21 +466,13 @@ func runDecide(outcome string) func(args []string, e *env) int {
 // runStatus: leasedeck status
 func runStatus(args []string, e *env) int {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	ws := workspaceFlag(fs)
-	pos, ok := parseFlags(fs, args, e)
-	if !ok || len(pos) != 0 {
-		return exitUsage
-	}
-	c, _, code := dialWorkspace(*ws, e)
-	if c == nil {
-		return code
-	}
-	defer c.Close()
-	var st map[string]any
-	if err := c.Call(map[string]any{"op": "status"}, &st); err != nil {
-		return callExit(err, e)
-	}
-	b, _ := json.MarshalIndent(st, "", "  ")
-	fmt.Fprintln(e.stdout, string(b))
-	return exitOK
+	return clientCommand(fs, args, e, "leasedeck status", 0, nil, func(c *registry.Client, _ []string) int {
+		var st map[string]any
+		if err := c.Call(map[string]any{"op": "status"}, &st); err != nil {
+			return callExit(err, e)
+		}
+		b, _ := json.MarshalIndent(st, "", "  ")
+		fmt.Fprintln(e.stdout, string(b))
+		return exitOK
+	})
 }
