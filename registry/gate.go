@@ -108,6 +108,9 @@ func Decide(s *State, workspace, leaseID string, call ToolCall, now time.Time, c
 		if !p.Inside {
 			return deny("write to %s escapes the workspace", displayPath(p))
 		}
+		if p.Rel == "." {
+			return deny("the call would modify the workspace itself (%s), not a path inside it", p.Abs)
+		}
 		if !matchAny(g.Allow.WritePaths, p.Rel) {
 			return deny("write to %s is outside allow.write_paths (%s)", p.Rel, listOrNone(g.Allow.WritePaths))
 		}

@@ -239,12 +239,12 @@ func TestApprovalFlow(t *testing.T) {
 		t.Fatal("decided twice")
 	}
 	// Remembered for the lease: the next rm needs no human.
-	if got := f.gate(id, "Bash", map[string]any{"command": "rm x"}); got.Verdict != VerdictAllow {
+	if got := f.gate(id, "Bash", map[string]any{"command": "rm src/x"}); got.Verdict != VerdictAllow {
 		t.Fatalf("remembered grant: %+v", got)
 	}
 	// A deny's reason reaches the caller.
 	id2 := f.issue(agentManifest("b", 10, nil), "")
-	go func() { done <- f.gate(id2, "Bash", map[string]any{"command": "rm y"}) }()
+	go func() { done <- f.gate(id2, "Bash", map[string]any{"command": "rm src/y"}) }()
 	for i := 0; i < 200 && len(f.svc.PendingApprovals()) == 0; i++ {
 		time.Sleep(5 * time.Millisecond)
 	}

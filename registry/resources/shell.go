@@ -67,7 +67,24 @@ type ShellUse struct {
 	// name a file, and the gate checks them against the deny list, so
 	// that `cat ~/.ssh/id_rsa` is refused like a Read of it.
 	Operands []string `json:"operands,omitempty"`
+	// WriteOperands and ReadOperands are the operands of programs known
+	// to modify (rm, mv, cp, touch, …) or read (cat, head, …) the files
+	// they name, options left out: the gate treats them as paths written
+	// and read, so `rm -rf ..` and `cat /etc/shadow` are checked like a
+	// Write or a Read. Operands of a program behind a wrapper (sudo,
+	// xargs) are not classified.
+	WriteOperands []string `json:"write_operands,omitempty"`
+	ReadOperands  []string `json:"read_operands,omitempty"`
 }
+
+// fileWriters modify the files their operands name; fileReaders read them.
+var (
+	fileWriters = map[string]bool{"rm": true, "rmdir": true, "unlink": true, "mv": true, "cp": true, "touch": true,
+		"mkdir": true, "chmod": true, "chown": true, "chgrp": true, "ln": true, "tee": true, "truncate": true,
+		"install": true, "shred": true}
+	fileReaders = map[string]bool{"cat": true, "head": true, "tail": true, "less": true, "more": true, "nl": true,
+		"od": true, "xxd": true, "base64": true, "strings": true, "tac": true}
+)
 
 // maxShellDepth is how deeply scripts may nest inside one another (sh -c
 // within sh -c, eval within eval, …) before the analysis gives up.
@@ -759,22 +776,42 @@ func (a *analyzer) call(x *syntax.CallExpr, c ctx) {
 	// substitutions in its arguments.
 	a.words(x.Args[0], c)
 	a.run(x.Args, c)
+	prog := ""
+	if l, ok := staticWord(x.Args[0]); ok {
+		prog = path.Base(l.s)
+	}
+	endOfOptions := false
 	for _, w := range x.Args[1:] {
 		a.words(w, c)
-		a.operand(w)
+		endOfOptions = a.operand(prog, w, endOfOptions)
 	}
 }
 
-// operand records a static argument word (see ShellUse.Operands).
-func (a *analyzer) operand(w *syntax.Word) {
+// operand records a static argument word (see ShellUse.Operands) and
+// reports whether "--" has ended the options.
+func (a *analyzer) operand(prog string, w *syntax.Word, endOfOptions bool) bool {
 	l, ok := staticWord(w)
 	if !ok || l.s == "" || len(a.use.Operands) >= maxOperands {
-		return
+		return endOfOptions
 	}
 	a.add(&a.use.Operands, "o:", l.s)
-	if i := strings.IndexByte(l.s, '='); i > 0 && strings.HasPrefix(l.s, "-") && i+1 < len(l.s) {
-		a.add(&a.use.Operands, "o:", l.s[i+1:])
+	isOption := !endOfOptions && strings.HasPrefix(l.s, "-") && l.s != "-"
+	if isOption {
+		if l.s == "--" {
+			return true
+		}
+		if i := strings.IndexByte(l.s, '='); i > 0 && i+1 < len(l.s) {
+			a.add(&a.use.Operands, "o:", l.s[i+1:])
+		}
+		return endOfOptions
 	}
+	switch {
+	case fileWriters[prog]:
+		a.add(&a.use.WriteOperands, "wo:", l.s)
+	case fileReaders[prog] && l.s != "-":
+		a.add(&a.use.ReadOperands, "ro:", l.s)
+	}
+	return endOfOptions
 }
 
 // maxOperands bounds the operands kept from one command line.

@@ -63,12 +63,22 @@ func fieldErr(pointer, format string, args ...any) error {
 // refuses the call.
 func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 	var use Use
+	has := func(list []PathRef, ref PathRef) bool {
+		for _, r := range list {
+			if r.Abs == ref.Abs && r.lexAbs == ref.lexAbs {
+				return true
+			}
+		}
+		return false
+	}
 	addRead := func(pointer, p string) error {
 		ref, err := ResolvePath(workspace, p)
 		if err != nil {
 			return &FieldError{Pointer: pointer, Err: err}
 		}
-		use.Reads = append(use.Reads, ref)
+		if !has(use.Reads, ref) {
+			use.Reads = append(use.Reads, ref)
+		}
 		return nil
 	}
 	addWrite := func(pointer, p string) error {
@@ -76,7 +86,9 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 		if err != nil {
 			return &FieldError{Pointer: pointer, Err: err}
 		}
-		use.Writes = append(use.Writes, ref)
+		if !has(use.Writes, ref) {
+			use.Writes = append(use.Writes, ref)
+		}
 		return nil
 	}
 	switch tool {
@@ -101,6 +113,16 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 		}
 		use.Executables = sh.Executables
 		use.PipesIntoInterpreter = sh.PipesIntoInterpreter
+		for _, o := range sh.WriteOperands {
+			if err := addWrite("/command", o); err != nil {
+				return Use{}, err
+			}
+		}
+		for _, o := range sh.ReadOperands {
+			if err := addRead("/command", o); err != nil {
+				return Use{}, err
+			}
+		}
 		for _, o := range sh.Operands {
 			if strings.HasPrefix(o, "-") && !strings.Contains(o, "/") {
 				continue // an option, not a path
