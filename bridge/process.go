@@ -105,8 +105,11 @@ func Process(c Caller, req Request, opts ProcessOptions) Response {
 
 	switch req.Op {
 	case OpBegin:
-		child := req.Hook != nil && req.Hook.Child
-		res, err := admit(c, req, opts, !child && req.Hook != nil && req.Hook.Event == "SessionStart")
+		// A session (or subagent) starting gets its lease and its scope,
+		// but no turn: the turn begins with its prompt, so no admission
+		// is left open that nothing will ever finalize.
+		sessionOnly := req.Hook != nil && (req.Hook.Event == "SessionStart" || req.Hook.Child) && req.Prompt == ""
+		res, err := admitWith(c, req, opts, false, sessionOnly)
 		if err != nil {
 			return fail(err)
 		}
@@ -199,6 +202,25 @@ func Process(c Caller, req Request, opts ProcessOptions) Response {
 		return resp
 
 	case OpFinalize, OpAbort:
+		if req.Op == OpFinalize && req.Hook != nil && (req.Hook.SessionEnd || req.Hook.Child) {
+			// The session (or subagent) is over: finalize its open turn if
+			// it has one, and complete its lease — without inventing an
+			// empty turn to certify.
+			session, _, _ := sessionKeys(req)
+			var fin registry.FinalizeResult
+			if err := c.Call(map[string]any{"op": "end_session", "session": session, "stop_reason": req.StopReason}, &fin); err != nil {
+				return fail(err)
+			}
+			resp.TelemetryQuality = fin.TelemetryQuality
+			resp.Decision = DecisionCertified
+			if !fin.Certified {
+				resp.Decision, resp.Reason = DecisionNonCertified, strings.Join(fin.Reasons, "; ")
+			}
+			if resp.IntegrationMode == "observed_only" && resp.Decision == DecisionCertified {
+				resp.Decision, resp.Reason = DecisionNonCertified, "observe mode: nothing was enforced"
+			}
+			return resp
+		}
 		aid, err := admissionFor(c, req, opts)
 		if err != nil {
 			return fail(err)
@@ -269,6 +291,10 @@ func sumTokens(req Request) *float64 {
 // whose parent session is not known yet gets the parent admitted first
 // (hooks installed mid-session).
 func admit(c Caller, req Request, opts ProcessOptions, resume bool) (registry.AdmitResult, error) {
+	return admitWith(c, req, opts, resume, false)
+}
+
+func admitWith(c Caller, req Request, opts ProcessOptions, resume, noTurn bool) (registry.AdmitResult, error) {
 	session, parent, name := sessionKeys(req)
 	if session == "" {
 		return registry.AdmitResult{}, errors.New("the request names no client session")
@@ -283,7 +309,7 @@ func admit(c Caller, req Request, opts ProcessOptions, resume bool) (registry.Ad
 		manifest = m
 	}
 	call := map[string]any{"op": "admit", "client": client, "session": session, "manifest": manifest,
-		"prompt": req.Prompt, "turn": req.Turn, "resume": resume}
+		"prompt": req.Prompt, "turn": req.Turn, "resume": resume, "no_turn": noTurn}
 	if parent != "" {
 		call["parent_session"], call["agent_name"] = parent, name
 	}

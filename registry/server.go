@@ -75,6 +75,7 @@ type Request struct {
 	EndSession    bool   `json:"end_session,omitempty"`
 	Aborted       bool   `json:"aborted,omitempty"`
 	Resume        bool   `json:"resume,omitempty"`
+	NoTurn        bool   `json:"no_turn,omitempty"`
 }
 
 // Response answers one Request.
@@ -347,7 +348,7 @@ func (h *Handler) dispatch(ctx context.Context, req *Request, raw map[string]any
 		return map[string]any{"pending": s.PendingApprovals()}, nil
 	case "admit":
 		res, err := s.Admit(AdmitRequest{Client: req.Client, Session: req.Session, ParentSession: req.ParentSession,
-			AgentName: req.AgentName, Manifest: raw["manifest"], Prompt: req.Prompt, Turn: req.Turn, Resume: req.Resume})
+			AgentName: req.AgentName, Manifest: raw["manifest"], Prompt: req.Prompt, Turn: req.Turn, Resume: req.Resume, NoTurn: req.NoTurn})
 		if err != nil && !res.Allowed && res.Reason == "" {
 			return nil, mapErr(err)
 		}
@@ -368,6 +369,15 @@ func (h *Handler) dispatch(ctx context.Context, req *Request, raw map[string]any
 			return nil, mapErr(err)
 		}
 		return map[string]any{"warnings": w}, nil
+	case "end_session":
+		if req.Session == "" {
+			return nil, bad("end_session needs session")
+		}
+		res, err := s.EndSession(req.Session, req.StopReason)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		return res, nil
 	case "finalize":
 		res, err := s.Finalize(req.AdmissionID, req.StopReason, req.EndSession, req.Aborted)
 		if err != nil {

@@ -68,6 +68,10 @@ type AdmitRequest struct {
 	// still open, instead of starting a new turn (a tool call from a
 	// client whose turn began before the hooks did, a subagent's calls).
 	Resume bool
+	// NoTurn makes sure the session has its lease without starting a
+	// turn: a client's SessionStart, whose first turn begins with the
+	// first prompt. An empty turn would never be finalized.
+	NoTurn bool
 }
 
 // AdmitResult is the admission and the lease it runs under.
@@ -146,6 +150,19 @@ func (s *Service) Admit(req AdmitRequest) (AdmitResult, error) {
 			return AdmitResult{Allowed: false, Reason: "no lease: " + res.Reason, Refusals: res.Refusals, Issue: issued}, nil
 		}
 		leaseID = res.LeaseID
+	}
+	if req.NoTurn {
+		if sess == nil || sess.LeaseID != leaseID {
+			details := map[string]any{"lease_id": leaseID, "session_hash": sh, "client": oneLine(req.Client, 64)}
+			if parentHash != "" {
+				details["parent_session_hash"] = parentHash
+			}
+			if err := s.appendAudit(auditRecord(EventSessionStarted, now, "session starts under lease "+shortID(leaseID), details)); err != nil {
+				return AdmitResult{Reason: err.Error()}, err
+			}
+		}
+		v, _ := s.View(leaseID)
+		return AdmitResult{LeaseID: leaseID, Allowed: true, Lease: v, Context: scopeContext(v), Issue: issued}, nil
 	}
 	admission := NewLeaseID()
 	details := map[string]any{"admission_id": admission, "lease_id": leaseID, "session_hash": sh, "client": oneLine(req.Client, 64)}
@@ -362,15 +379,7 @@ func (s *Service) Finalize(admissionID, stopReason string, endSession bool, abor
 	if err != nil {
 		return FinalizeResult{}, err
 	}
-	var res FinalizeResult
-	switch {
-	case a.Telemetry > 0 && a.Estimates == 0:
-		res.TelemetryQuality = "complete"
-	case a.Telemetry > 0 || a.Estimates > 0:
-		res.TelemetryQuality = "partial"
-	default:
-		res.TelemetryQuality = "insufficient"
-	}
+	res := FinalizeResult{TelemetryQuality: a.quality()}
 	if a.Ungated > 0 {
 		res.Reasons = append(res.Reasons, fmt.Sprintf("%d tool call(s) ran without an allowed pre-tool gate", a.Ungated))
 	}
@@ -432,10 +441,74 @@ func (s *Service) liveSubtree(id string) []string {
 	return out
 }
 
+// EndSession ends a client session (SessionEnd, a subagent's stop): its
+// open turn, if any, is finalized; its lease and live subtree complete.
+// With no open turn nothing new is certified: the answer is the last
+// turn's certification.
+func (s *Service) EndSession(session, stopReason string) (FinalizeResult, error) {
+	if err := s.Health(); err != nil {
+		return FinalizeResult{}, err
+	}
+	sh := s.SaltedHash("session", session)
+	s.mu.Lock()
+	sess := s.st.Sessions[sh]
+	var open, last *Admission
+	if sess != nil {
+		if a := s.st.Admissions[sess.Current]; a != nil {
+			if a.Finalized == "" {
+				open = a
+			} else {
+				cp := *a
+				last = &cp
+			}
+		}
+	}
+	s.mu.Unlock()
+	if sess == nil {
+		return FinalizeResult{}, fmt.Errorf("%w: unknown session", ErrUnknownLease)
+	}
+	if open != nil {
+		return s.Finalize(open.ID, stopReason, true, false)
+	}
+	res := FinalizeResult{TelemetryQuality: "insufficient", Reasons: []string{"the session ended with no turn finalized"}}
+	if last != nil {
+		res = FinalizeResult{Certified: last.Finalized == "certified", TelemetryQuality: last.quality()}
+		if !res.Certified {
+			res.Reasons = []string{"the session's last turn was " + last.Finalized}
+		}
+	}
+	if ok, _ := s.Live(sess.LeaseID); ok {
+		for _, id := range s.liveSubtree(sess.LeaseID) {
+			if err := s.Finish(id, Completed, ""); err != nil {
+				return res, err
+			}
+		}
+	}
+	return res, nil
+}
+
+func (a *Admission) quality() string {
+	switch {
+	case a.Telemetry > 0 && a.Estimates == 0:
+		return "complete"
+	case a.Telemetry > 0 || a.Estimates > 0:
+		return "partial"
+	}
+	return "insufficient"
+}
+
 // foldSession applies the session and admission audit events.
 func (st *State) foldSession(et string, rec, d map[string]any) {
 	aid := str(d, "admission_id")
 	switch et {
+	case EventSessionStarted:
+		sh := str(d, "session_hash")
+		cur := ""
+		if old := st.Sessions[sh]; old != nil && old.LeaseID == str(d, "lease_id") {
+			cur = old.Current
+		}
+		st.Sessions[sh] = &Session{Hash: sh, LeaseID: str(d, "lease_id"), Client: str(d, "client"), ParentHash: str(d, "parent_session_hash"), Current: cur}
+		return
 	case EventSessionBegun:
 		sh := str(d, "session_hash")
 		st.Sessions[sh] = &Session{Hash: sh, LeaseID: str(d, "lease_id"), Client: str(d, "client"), ParentHash: str(d, "parent_session_hash"), Current: aid}

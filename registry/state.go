@@ -354,7 +354,7 @@ func (s *State) add(l *LeaseState) error {
 func (s *State) ApplyAudit(rec map[string]any) {
 	et, _ := rec["event_type"].(string)
 	d, _ := rec["details"].(map[string]any)
-	if str(d, "admission_id") != "" {
+	if str(d, "admission_id") != "" || et == EventSessionStarted {
 		s.foldSession(et, rec, d)
 	}
 	id := str(d, "lease_id")
@@ -392,6 +392,7 @@ const (
 	EventRegistryStarted  = "leasedeck.registry.started"
 	EventToolReported     = "leasedeck.tool.reported"
 	EventScopeViolation   = "leasedeck.scope.violated"
+	EventSessionStarted   = "leasedeck.session.started"
 	EventSessionBegun     = "leasedeck.session.begun"
 	EventSessionFinalized = "leasedeck.session.finalized"
 )

@@ -780,38 +780,69 @@ func (a *analyzer) call(x *syntax.CallExpr, c ctx) {
 	if l, ok := staticWord(x.Args[0]); ok {
 		prog = path.Base(l.s)
 	}
+	var operands []string
 	endOfOptions := false
 	for _, w := range x.Args[1:] {
 		a.words(w, c)
-		endOfOptions = a.operand(prog, w, endOfOptions)
+		var op string
+		op, endOfOptions = a.operand(w, endOfOptions)
+		if op != "" {
+			operands = append(operands, op)
+		}
 	}
+	a.classify(prog, operands)
 }
 
-// operand records a static argument word (see ShellUse.Operands) and
-// reports whether "--" has ended the options.
-func (a *analyzer) operand(prog string, w *syntax.Word, endOfOptions bool) bool {
+// operand records a static argument word (see ShellUse.Operands). It
+// returns the word when it is an operand rather than an option, and
+// whether "--" has ended the options.
+func (a *analyzer) operand(w *syntax.Word, endOfOptions bool) (string, bool) {
 	l, ok := staticWord(w)
 	if !ok || l.s == "" || len(a.use.Operands) >= maxOperands {
-		return endOfOptions
+		return "", endOfOptions
 	}
 	a.add(&a.use.Operands, "o:", l.s)
-	isOption := !endOfOptions && strings.HasPrefix(l.s, "-") && l.s != "-"
-	if isOption {
+	if !endOfOptions && strings.HasPrefix(l.s, "-") && l.s != "-" {
 		if l.s == "--" {
-			return true
+			return "", true
 		}
 		if i := strings.IndexByte(l.s, '='); i > 0 && i+1 < len(l.s) {
 			a.add(&a.use.Operands, "o:", l.s[i+1:])
 		}
-		return endOfOptions
+		return "", endOfOptions
+	}
+	return l.s, endOfOptions
+}
+
+// classify sorts a program's operands into paths written and read, for
+// the programs whose operands are known to be files (see fileWriters).
+func (a *analyzer) classify(prog string, ops []string) {
+	write := func(list []string) {
+		for _, o := range list {
+			a.add(&a.use.WriteOperands, "wo:", o)
+		}
+	}
+	read := func(list []string) {
+		for _, o := range list {
+			if o != "-" {
+				a.add(&a.use.ReadOperands, "ro:", o)
+			}
+		}
 	}
 	switch {
+	case len(ops) == 0:
+	case prog == "chmod" || prog == "chown" || prog == "chgrp":
+		write(ops[1:]) // the first operand is the mode or owner
+	case prog == "cp" || prog == "install":
+		read(ops[:len(ops)-1])
+		write(ops[len(ops)-1:])
+	case prog == "ln":
+		write(ops[len(ops)-1:]) // the link; its target is not touched
 	case fileWriters[prog]:
-		a.add(&a.use.WriteOperands, "wo:", l.s)
-	case fileReaders[prog] && l.s != "-":
-		a.add(&a.use.ReadOperands, "ro:", l.s)
+		write(ops)
+	case fileReaders[prog]:
+		read(ops)
 	}
-	return endOfOptions
 }
 
 // maxOperands bounds the operands kept from one command line.
