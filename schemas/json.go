@@ -2,10 +2,10 @@ package schemas
 
 import (
 	"encoding/json"
-	"sync"
-	"sync/atomic"
 	"fmt"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
 )
