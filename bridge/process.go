@@ -122,14 +122,35 @@ func Process(c Caller, req Request, opts ProcessOptions) Response {
 		return resp
 
 	case OpPreTool:
+		input, _ := req.ToolInput.(map[string]any)
+		if req.AdmissionID == "" && !(req.Hook != nil && req.Hook.PermissionPhase) {
+			// One round trip: the registry resolves the session's turn.
+			// Only a session it has no lease for needs the manifest sent.
+			session, parent, name := sessionKeys(req)
+			call := map[string]any{"op": "gate", "session": session, "client": clientOf(req), "tool": req.Tool,
+				"input": input, "max_wait_ms": opts.MaxWait.Milliseconds()}
+			if parent != "" {
+				call["parent_session"], call["agent_name"] = parent, name
+			}
+			var ans registry.GateAnswer
+			err := c.Call(call, &ans)
+			var re *registry.RemoteError
+			if err == nil {
+				return gateResponse(resp, ans, opts.Mode)
+			}
+			if !errors.As(err, &re) || (re.Code != registry.CodeNeedsManifest && !strings.Contains(re.Message, "parent session has no lease")) {
+				return fail(err)
+			}
+		}
 		aid, err := admissionFor(c, req, opts)
 		if err != nil {
 			return fail(err)
 		}
 		resp.AdmissionID = aid
-		input, _ := req.ToolInput.(map[string]any)
+		// No summary from here: the registry describes the call by what it
+		// touches (programs, paths, hosts), which carries no content.
 		call := map[string]any{"op": "gate", "admission_id": aid, "tool": req.Tool, "input": input,
-			"summary": Summary(req.Tool, input, 200), "max_wait_ms": opts.MaxWait.Milliseconds()}
+			"max_wait_ms": opts.MaxWait.Milliseconds()}
 		if req.Hook != nil && req.Hook.PermissionPhase {
 			// The same call went through PreToolUse: decide again without
 			// charging a second step, and hold for a human only if needed.
@@ -157,7 +178,7 @@ func Process(c Caller, req Request, opts ProcessOptions) Response {
 		resp.AdmissionID = aid
 		input, _ := req.ToolInput.(map[string]any)
 		call := map[string]any{"op": "report", "admission_id": aid, "tool": req.Tool, "input": input,
-			"status": req.Status, "summary": Summary(req.Tool, input, 200)}
+			"status": req.Status}
 		if d, ok := req.Result.(*ResultDigest); ok && d != nil {
 			call["result_hash"] = d.SHA256
 		} else if m, ok := req.Result.(map[string]any); ok {

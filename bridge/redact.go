@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -190,57 +191,60 @@ func group(m []int, s string, g int) string {
 }
 
 // The detectors, most specific first: where spans overlap, the earlier
-// kind names the finding.
-var detectors = []detector{
-	// A private key is redacted from its BEGIN line to its END line, or to
-	// the end of the text when the END line is missing (a truncated paste
-	// still must not leak the key body).
-	{kind: "private-key", hints: []string{"private key"}, multiline: true, re: regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY[ A-Z]*-----(?s:.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY[ A-Z]*-----|\z)`)},
-	{kind: "anthropic-key", hints: []string{"sk-ant-"}, re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_\-]{16,}`)},
-	{kind: "openai-key", hints: []string{"sk-"}, re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}`),
-		check: func(m []int, s string) bool { return hasClasses(s[m[0]+3:m[1]], true, false, false) }},
-	{kind: "github-token", hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
-	{kind: "aws-access-key", hints: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}\b`)},
-	{kind: "aws-secret-key", hints: []string{"aws"}, re: regexp.MustCompile(`(?i)aws[A-Za-z0-9_.\-]{0,20}(?:secret|sk)[A-Za-z0-9_.\-]*["']?\s*[:=]?\s*["']?([A-Za-z0-9/+=]{40})\b`), group: 1},
-	{kind: "google-api-key", hints: []string{"aiza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
-	{kind: "slack-token", hints: []string{"xox", "xapp-"}, re: regexp.MustCompile(`\b(?:xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-[0-9]-[A-Za-z0-9\-]{10,})`)},
-	{kind: "slack-webhook", hints: []string{"hooks.slack.com"}, re: regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9/_\-]{8,})`), group: 1},
-	{kind: "jwt", hints: []string{"eyj"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*`)},
-	{kind: "bearer", hints: []string{"bearer"}, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`), group: 1},
-	{kind: "authorization", hints: []string{"authorization"}, re: regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:basic|token|bearer|digest)?\s*([A-Za-z0-9\-._~+/]{8,}=*)`), group: 1},
-	// userinfo password: scheme://user:PASSWORD@host
-	{kind: "url-password", hints: []string{"://"}, re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@'"]*:([^\s/@'"]+)@`), group: 1,
-		check: func(m []int, s string) bool { return !isReference(group(m, s, 1)) }},
-	// key=value, key: value, "key": "value" where the key names a secret.
-	{kind: "secret-assignment", keyword: keyDotted, re: regexp.MustCompile(`^(?i)([A-Za-z0-9_.\-]*(?:pass|pwd|secret|token|key|auth|credential|cookie|jwt|bearer)[A-Za-z0-9_.\-]*)["']?\s*[:=]\s*("[^"\n]*"|'[^'\n]*'|[^\s"'&;,|)}\]<>]+)`), group: 2,
-		check: func(m []int, s string) bool {
-			v := group(m, s, 2)
-			// "Authorization: Bearer X": the value is the scheme; the
-			// authorization detector takes the credential after it.
-			return IsSecretKey(group(m, s, 1)) && !isReference(v) && !authScheme[strings.ToLower(v)]
-		}},
-	// --password VALUE, --api-key VALUE
-	{kind: "secret-flag", keyword: keyFlag, re: regexp.MustCompile(`^(?i)--?([A-Za-z0-9_\-]*(?:pass|pwd|secret|token|key|auth|credential)[A-Za-z0-9_\-]*)\s+("[^"\n]*"|'[^'\n]*'|[^\s"'&;|]+)`), group: 2,
-		check: func(m []int, s string) bool {
-			v := group(m, s, 2)
-			return IsSecretKey(group(m, s, 1)) && !strings.HasPrefix(v, "-") && !isReference(v)
-		}},
-	// A high-entropy run shortly after a secret-ish word ("token → 3fa9…",
-	// "key is 9b1c…"): hex or base64 that the specific shapes above missed.
-	{kind: "high-entropy", keyword: keyPlain, re: regexp.MustCompile(`^(?i)([A-Za-z0-9_\-]*(?:pass|pwd|secret|token|key|auth|credential)[A-Za-z0-9_\-]*)[^A-Za-z0-9\n]{1,4}(?:(?i:is|was|to|of)[^A-Za-z0-9\n]{1,3})?([A-Za-z0-9+/_\-]{16,}={0,2})`), group: 2,
-		check: func(m []int, s string) bool {
-			k, v := group(m, s, 1), group(m, s, 2)
-			segs := keySegments(k)
-			secretish := IsSecretKey(k)
-			for _, sg := range segs {
-				if sg == "key" || sg == "keys" {
-					secretish = true
+// kind names the finding. They are compiled on first use: a hook process
+// that never redacts (a PreToolUse) must not pay for compiling them.
+var detectors = sync.OnceValue(func() []detector {
+	return []detector{
+		// A private key is redacted from its BEGIN line to its END line, or to
+		// the end of the text when the END line is missing (a truncated paste
+		// still must not leak the key body).
+		{kind: "private-key", hints: []string{"private key"}, multiline: true, re: regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY[ A-Z]*-----(?s:.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY[ A-Z]*-----|\z)`)},
+		{kind: "anthropic-key", hints: []string{"sk-ant-"}, re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_\-]{16,}`)},
+		{kind: "openai-key", hints: []string{"sk-"}, re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}`),
+			check: func(m []int, s string) bool { return hasClasses(s[m[0]+3:m[1]], true, false, false) }},
+		{kind: "github-token", hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
+		{kind: "aws-access-key", hints: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}\b`)},
+		{kind: "aws-secret-key", hints: []string{"aws"}, re: regexp.MustCompile(`(?i)aws[A-Za-z0-9_.\-]{0,20}(?:secret|sk)[A-Za-z0-9_.\-]*["']?\s*[:=]?\s*["']?([A-Za-z0-9/+=]{40})\b`), group: 1},
+		{kind: "google-api-key", hints: []string{"aiza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
+		{kind: "slack-token", hints: []string{"xox", "xapp-"}, re: regexp.MustCompile(`\b(?:xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-[0-9]-[A-Za-z0-9\-]{10,})`)},
+		{kind: "slack-webhook", hints: []string{"hooks.slack.com"}, re: regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9/_\-]{8,})`), group: 1},
+		{kind: "jwt", hints: []string{"eyj"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*`)},
+		{kind: "bearer", hints: []string{"bearer"}, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`), group: 1},
+		{kind: "authorization", hints: []string{"authorization"}, re: regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:basic|token|bearer|digest)?\s*([A-Za-z0-9\-._~+/]{8,}=*)`), group: 1},
+		// userinfo password: scheme://user:PASSWORD@host
+		{kind: "url-password", hints: []string{"://"}, re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@'"]*:([^\s/@'"]+)@`), group: 1,
+			check: func(m []int, s string) bool { return !isReference(group(m, s, 1)) }},
+		// key=value, key: value, "key": "value" where the key names a secret.
+		{kind: "secret-assignment", keyword: keyDotted, re: regexp.MustCompile(`^(?i)([A-Za-z0-9_.\-]*(?:pass|pwd|secret|token|key|auth|credential|cookie|jwt|bearer)[A-Za-z0-9_.\-]*)["']?\s*[:=]\s*("[^"\n]*"|'[^'\n]*'|[^\s"'&;,|)}\]<>]+)`), group: 2,
+			check: func(m []int, s string) bool {
+				v := group(m, s, 2)
+				// "Authorization: Bearer X": the value is the scheme; the
+				// authorization detector takes the credential after it.
+				return IsSecretKey(group(m, s, 1)) && !isReference(v) && !authScheme[strings.ToLower(v)]
+			}},
+		// --password VALUE, --api-key VALUE
+		{kind: "secret-flag", keyword: keyFlag, re: regexp.MustCompile(`^(?i)--?([A-Za-z0-9_\-]*(?:pass|pwd|secret|token|key|auth|credential)[A-Za-z0-9_\-]*)\s+("[^"\n]*"|'[^'\n]*'|[^\s"'&;|]+)`), group: 2,
+			check: func(m []int, s string) bool {
+				v := group(m, s, 2)
+				return IsSecretKey(group(m, s, 1)) && !strings.HasPrefix(v, "-") && !isReference(v)
+			}},
+		// A high-entropy run shortly after a secret-ish word ("token → 3fa9…",
+		// "key is 9b1c…"): hex or base64 that the specific shapes above missed.
+		{kind: "high-entropy", keyword: keyPlain, re: regexp.MustCompile(`^(?i)([A-Za-z0-9_\-]*(?:pass|pwd|secret|token|key|auth|credential)[A-Za-z0-9_\-]*)[^A-Za-z0-9\n]{1,4}(?:(?i:is|was|to|of)[^A-Za-z0-9\n]{1,3})?([A-Za-z0-9+/_\-]{16,}={0,2})`), group: 2,
+			check: func(m []int, s string) bool {
+				k, v := group(m, s, 1), group(m, s, 2)
+				segs := keySegments(k)
+				secretish := IsSecretKey(k)
+				for _, sg := range segs {
+					if sg == "key" || sg == "keys" {
+						secretish = true
+					}
 				}
-			}
-			return secretish && hasClasses(v, true, false, false) && entropy(v) >= 3.0
-		}},
-	// A long base64-looking run anywhere is found by scanRuns below.
-}
+				return secretish && hasClasses(v, true, false, false) && entropy(v) >= 3.0
+			}},
+		// A long base64-looking run anywhere is found by scanRuns below.
+	}
+})
 
 // authScheme are the words of an Authorization header before its credential.
 var authScheme = map[string]bool{"bearer": true, "basic": true, "token": true, "digest": true, "negotiate": true}
@@ -485,7 +489,7 @@ func findSpans(s string) []span {
 		}
 		spans = append(spans, span{a, b, d.kind, prio})
 	}
-	for prio, d := range detectors {
+	for prio, d := range detectors() {
 		if d.keyword != notKeyword {
 			if keys == nil {
 				keys = keywordKeys(lower, newlines())
@@ -534,7 +538,7 @@ func findSpans(s string) []span {
 		}
 	}
 	for _, r := range scanRuns(s) {
-		spans = append(spans, span{r[0], r[1], "high-entropy", len(detectors)})
+		spans = append(spans, span{r[0], r[1], "high-entropy", len(detectors())})
 	}
 	if len(spans) == 0 {
 		return nil

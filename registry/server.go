@@ -34,6 +34,7 @@ const (
 	CodeAlreadyDecided     = "already_decided"
 	CodeJournalUnavailable = "journal_unavailable"
 	CodeInternal           = "internal"
+	CodeNeedsManifest      = "needs_manifest"
 )
 
 // Request is one socket message: an op and its parameters. Unknown
@@ -280,12 +281,25 @@ func (h *Handler) dispatch(ctx context.Context, req *Request, raw map[string]any
 		}
 		return res, nil
 	case "gate", "check":
-		if (req.LeaseID == "" && req.AdmissionID == "") || req.Tool == "" {
-			return nil, bad("%s needs lease_id (or admission_id) and tool", req.Op)
+		if (req.LeaseID == "" && req.AdmissionID == "" && req.Session == "") || req.Tool == "" {
+			return nil, bad("%s needs lease_id (or admission_id, or session) and tool", req.Op)
 		}
 		input, rerr := toolInput(raw)
 		if rerr != nil {
 			return nil, rerr
+		}
+		if req.AdmissionID == "" && req.LeaseID == "" && req.Session != "" {
+			// A hook names its session, not an admission: resolve the
+			// session's current turn here, saving the hook a round trip.
+			a, err := s.Admit(AdmitRequest{Client: req.Client, Session: req.Session, ParentSession: req.ParentSession,
+				AgentName: req.AgentName, Resume: true})
+			if err != nil {
+				return nil, mapErr(err)
+			}
+			if !a.Allowed {
+				return nil, &RemoteError{Code: CodeClosed, Message: a.Reason}
+			}
+			req.AdmissionID = a.AdmissionID
 		}
 		if req.AdmissionID != "" {
 			ans, err := s.GateAdmission(ctx, req.AdmissionID, GateRequest{
@@ -424,6 +438,8 @@ func mapErr(err error) *RemoteError {
 	switch {
 	case errors.Is(err, ErrUnknownLease):
 		code = CodeUnknownLease
+	case errors.Is(err, ErrNeedsManifest):
+		code = CodeNeedsManifest
 	case errors.Is(err, ErrNotAllowed), errors.Is(err, approvals.ErrInvalid):
 		code = CodeNotAllowed
 	case errors.Is(err, ErrClosed):

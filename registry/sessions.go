@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -138,7 +139,7 @@ func (s *Service) Admit(req AdmitRequest) (AdmitResult, error) {
 		}
 		m, ok := req.Manifest.(map[string]any)
 		if !ok {
-			return AdmitResult{}, fmt.Errorf("%w: no declared manifest for client %s", ErrNotAllowed, req.Client)
+			return AdmitResult{}, fmt.Errorf("%w: the session has no live lease and no declared manifest came with the request (client %s)", ErrNeedsManifest, req.Client)
 		}
 		m = withAgentName(m, req.AgentName)
 		res, err := s.Issue(m, parentLease)
@@ -182,6 +183,10 @@ func (s *Service) Admit(req AdmitRequest) (AdmitResult, error) {
 	v, _ := s.View(leaseID)
 	return AdmitResult{AdmissionID: admission, LeaseID: leaseID, Allowed: true, Lease: v, Context: scopeContext(v), Issue: issued}, nil
 }
+
+// ErrNeedsManifest: a session without a live lease was named with no
+// declared manifest to issue one from; the caller resends with it.
+var ErrNeedsManifest = errors.New("needs a declared manifest")
 
 // Live reports whether a lease can act now, and why not.
 func (s *Service) Live(id string) (bool, string) {
@@ -279,6 +284,11 @@ func (s *Service) Report(admissionID string, call ToolCall, status, resultHash, 
 	var writes []resources.PathRef
 	if use, err := resources.FromToolCall(s.cfg.Workspace, call.Tool, call.Input); err == nil {
 		writes = use.Writes
+		if summary == "" {
+			summary = summarizeUse(call.Tool, use)
+		}
+	} else if summary == "" {
+		summary = call.Tool
 	}
 	if l != nil && l.Granted != nil && status != "denied" && status != "error" {
 		for _, w := range writes {
