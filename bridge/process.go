@@ -128,7 +128,7 @@ func Process(c Caller, req Request, opts ProcessOptions) Response {
 			// Only a session it has no lease for needs the manifest sent.
 			session, parent, name := sessionKeys(req)
 			call := map[string]any{"op": "gate", "session": session, "client": clientOf(req), "tool": req.Tool,
-				"input": input, "max_wait_ms": opts.MaxWait.Milliseconds()}
+				"input": input, "summary": Summary(req.Tool, input, 200), "max_wait_ms": opts.MaxWait.Milliseconds()}
 			if parent != "" {
 				call["parent_session"], call["agent_name"] = parent, name
 			}
@@ -147,10 +147,10 @@ func Process(c Caller, req Request, opts ProcessOptions) Response {
 			return fail(err)
 		}
 		resp.AdmissionID = aid
-		// No summary from here: the registry describes the call by what it
-		// touches (programs, paths, hosts), which carries no content.
+		// The summary a human reads is the call itself, redacted (secret
+		// detectors compile only when a text holds one of their hints).
 		call := map[string]any{"op": "gate", "admission_id": aid, "tool": req.Tool, "input": input,
-			"max_wait_ms": opts.MaxWait.Milliseconds()}
+			"summary": Summary(req.Tool, input, 200), "max_wait_ms": opts.MaxWait.Milliseconds()}
 		if req.Hook != nil && req.Hook.PermissionPhase {
 			// The same call went through PreToolUse: decide again without
 			// charging a second step, and hold for a human only if needed.
@@ -178,7 +178,7 @@ func Process(c Caller, req Request, opts ProcessOptions) Response {
 		resp.AdmissionID = aid
 		input, _ := req.ToolInput.(map[string]any)
 		call := map[string]any{"op": "report", "admission_id": aid, "tool": req.Tool, "input": input,
-			"status": req.Status}
+			"status": req.Status, "summary": Summary(req.Tool, input, 200)}
 		if d, ok := req.Result.(*ResultDigest); ok && d != nil {
 			call["result_hash"] = d.SHA256
 		} else if m, ok := req.Result.(map[string]any); ok {

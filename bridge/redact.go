@@ -43,7 +43,7 @@ type Finding struct {
 // absent costs a substring search instead of a regexp scan.
 type detector struct {
 	kind  string
-	re    *regexp.Regexp
+	re    *lazyRE
 	group int
 	check func(m []int, s string) bool
 	hints []string
@@ -198,24 +198,24 @@ var detectors = sync.OnceValue(func() []detector {
 		// A private key is redacted from its BEGIN line to its END line, or to
 		// the end of the text when the END line is missing (a truncated paste
 		// still must not leak the key body).
-		{kind: "private-key", hints: []string{"private key"}, multiline: true, re: regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY[ A-Z]*-----(?s:.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY[ A-Z]*-----|\z)`)},
-		{kind: "anthropic-key", hints: []string{"sk-ant-"}, re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_\-]{16,}`)},
-		{kind: "openai-key", hints: []string{"sk-"}, re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}`),
+		{kind: "private-key", hints: []string{"private key"}, multiline: true, re: lazy(`-----BEGIN[ A-Z0-9]*PRIVATE KEY[ A-Z]*-----(?s:.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY[ A-Z]*-----|\z)`)},
+		{kind: "anthropic-key", hints: []string{"sk-ant-"}, re: lazy(`\bsk-ant-[A-Za-z0-9_\-]{16,}`)},
+		{kind: "openai-key", hints: []string{"sk-"}, re: lazy(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}`),
 			check: func(m []int, s string) bool { return hasClasses(s[m[0]+3:m[1]], true, false, false) }},
-		{kind: "github-token", hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
-		{kind: "aws-access-key", hints: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}\b`)},
-		{kind: "aws-secret-key", hints: []string{"aws"}, re: regexp.MustCompile(`(?i)aws[A-Za-z0-9_.\-]{0,20}(?:secret|sk)[A-Za-z0-9_.\-]*["']?\s*[:=]?\s*["']?([A-Za-z0-9/+=]{40})\b`), group: 1},
-		{kind: "google-api-key", hints: []string{"aiza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
-		{kind: "slack-token", hints: []string{"xox", "xapp-"}, re: regexp.MustCompile(`\b(?:xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-[0-9]-[A-Za-z0-9\-]{10,})`)},
-		{kind: "slack-webhook", hints: []string{"hooks.slack.com"}, re: regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9/_\-]{8,})`), group: 1},
-		{kind: "jwt", hints: []string{"eyj"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*`)},
-		{kind: "bearer", hints: []string{"bearer"}, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`), group: 1},
-		{kind: "authorization", hints: []string{"authorization"}, re: regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:basic|token|bearer|digest)?\s*([A-Za-z0-9\-._~+/]{8,}=*)`), group: 1},
+		{kind: "github-token", hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, re: lazy(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
+		{kind: "aws-access-key", hints: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka"}, re: lazy(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}\b`)},
+		{kind: "aws-secret-key", hints: []string{"aws"}, re: lazy(`(?i)aws[A-Za-z0-9_.\-]{0,20}(?:secret|sk)[A-Za-z0-9_.\-]*["']?\s*[:=]?\s*["']?([A-Za-z0-9/+=]{40})\b`), group: 1},
+		{kind: "google-api-key", hints: []string{"aiza"}, re: lazy(`\bAIza[0-9A-Za-z_\-]{35}`)},
+		{kind: "slack-token", hints: []string{"xox", "xapp-"}, re: lazy(`\b(?:xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-[0-9]-[A-Za-z0-9\-]{10,})`)},
+		{kind: "slack-webhook", hints: []string{"hooks.slack.com"}, re: lazy(`hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9/_\-]{8,})`), group: 1},
+		{kind: "jwt", hints: []string{"eyj"}, re: lazy(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*`)},
+		{kind: "bearer", hints: []string{"bearer"}, re: lazy(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`), group: 1},
+		{kind: "authorization", hints: []string{"authorization"}, re: lazy(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:basic|token|bearer|digest)?\s*([A-Za-z0-9\-._~+/]{8,}=*)`), group: 1},
 		// userinfo password: scheme://user:PASSWORD@host
-		{kind: "url-password", hints: []string{"://"}, re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@'"]*:([^\s/@'"]+)@`), group: 1,
+		{kind: "url-password", hints: []string{"://"}, re: lazy(`\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@'"]*:([^\s/@'"]+)@`), group: 1,
 			check: func(m []int, s string) bool { return !isReference(group(m, s, 1)) }},
 		// key=value, key: value, "key": "value" where the key names a secret.
-		{kind: "secret-assignment", keyword: keyDotted, re: regexp.MustCompile(`^(?i)([A-Za-z0-9_.\-]*(?:pass|pwd|secret|token|key|auth|credential|cookie|jwt|bearer)[A-Za-z0-9_.\-]*)["']?\s*[:=]\s*("[^"\n]*"|'[^'\n]*'|[^\s"'&;,|)}\]<>]+)`), group: 2,
+		{kind: "secret-assignment", keyword: keyDotted, re: lazy(`^(?i)([A-Za-z0-9_.\-]*(?:pass|pwd|secret|token|key|auth|credential|cookie|jwt|bearer)[A-Za-z0-9_.\-]*)["']?\s*[:=]\s*("[^"\n]*"|'[^'\n]*'|[^\s"'&;,|)}\]<>]+)`), group: 2,
 			check: func(m []int, s string) bool {
 				v := group(m, s, 2)
 				// "Authorization: Bearer X": the value is the scheme; the
@@ -223,14 +223,14 @@ var detectors = sync.OnceValue(func() []detector {
 				return IsSecretKey(group(m, s, 1)) && !isReference(v) && !authScheme[strings.ToLower(v)]
 			}},
 		// --password VALUE, --api-key VALUE
-		{kind: "secret-flag", keyword: keyFlag, re: regexp.MustCompile(`^(?i)--?([A-Za-z0-9_\-]*(?:pass|pwd|secret|token|key|auth|credential)[A-Za-z0-9_\-]*)\s+("[^"\n]*"|'[^'\n]*'|[^\s"'&;|]+)`), group: 2,
+		{kind: "secret-flag", keyword: keyFlag, re: lazy(`^(?i)--?([A-Za-z0-9_\-]*(?:pass|pwd|secret|token|key|auth|credential)[A-Za-z0-9_\-]*)\s+("[^"\n]*"|'[^'\n]*'|[^\s"'&;|]+)`), group: 2,
 			check: func(m []int, s string) bool {
 				v := group(m, s, 2)
 				return IsSecretKey(group(m, s, 1)) && !strings.HasPrefix(v, "-") && !isReference(v)
 			}},
 		// A high-entropy run shortly after a secret-ish word ("token → 3fa9…",
 		// "key is 9b1c…"): hex or base64 that the specific shapes above missed.
-		{kind: "high-entropy", keyword: keyPlain, re: regexp.MustCompile(`^(?i)([A-Za-z0-9_\-]*(?:pass|pwd|secret|token|key|auth|credential)[A-Za-z0-9_\-]*)[^A-Za-z0-9\n]{1,4}(?:(?i:is|was|to|of)[^A-Za-z0-9\n]{1,3})?([A-Za-z0-9+/_\-]{16,}={0,2})`), group: 2,
+		{kind: "high-entropy", keyword: keyPlain, re: lazy(`^(?i)([A-Za-z0-9_\-]*(?:pass|pwd|secret|token|key|auth|credential)[A-Za-z0-9_\-]*)[^A-Za-z0-9\n]{1,4}(?:(?i:is|was|to|of)[^A-Za-z0-9\n]{1,3})?([A-Za-z0-9+/_\-]{16,}={0,2})`), group: 2,
 			check: func(m []int, s string) bool {
 				k, v := group(m, s, 1), group(m, s, 2)
 				segs := keySegments(k)
@@ -514,7 +514,7 @@ func findSpans(s string) []span {
 				if !plausible(d.keyword, s, at, k) {
 					continue
 				}
-				if m := d.re.FindStringSubmatchIndex(s[at:k.limit]); m != nil {
+				if m := d.re.get().FindStringSubmatchIndex(s[at:k.limit]); m != nil {
 					add(prio, d, m, at)
 				}
 			}
@@ -524,7 +524,7 @@ func findSpans(s string) []span {
 			continue
 		}
 		if d.multiline {
-			for _, m := range d.re.FindAllStringSubmatchIndex(s, -1) {
+			for _, m := range d.re.get().FindAllStringSubmatchIndex(s, -1) {
 				add(prio, d, m, 0)
 			}
 			continue
@@ -532,7 +532,7 @@ func findSpans(s string) []span {
 		// Only the lines that hold a hint are searched: these regexps
 		// begin with \b, which defeats the engine's own literal scan.
 		for _, w := range hintWindows(lower, d.hints, newlines()) {
-			for _, m := range d.re.FindAllStringSubmatchIndex(s[w[0]:w[1]], -1) {
+			for _, m := range d.re.get().FindAllStringSubmatchIndex(s[w[0]:w[1]], -1) {
 				add(prio, d, m, w[0])
 			}
 		}
@@ -851,4 +851,20 @@ func clip(s string, max int) string {
 func OneLine(s string, max int) string {
 	r, _ := Redact(s)
 	return clip(oneLine(r), max)
+}
+
+// lazyRE compiles its pattern on first use: detectors run only when their
+// hints appear, so most texts (and most hook processes) never compile most
+// of them.
+type lazyRE struct {
+	pattern string
+	once    sync.Once
+	re      *regexp.Regexp
+}
+
+func lazy(pattern string) *lazyRE { return &lazyRE{pattern: pattern} }
+
+func (l *lazyRE) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.pattern) })
+	return l.re
 }

@@ -300,3 +300,12 @@ func TestOneLineAndClip(t *testing.T) {
 		t.Errorf("clip = %q", got)
 	}
 }
+
+// Every detector's pattern compiles (they compile lazily, on first use).
+func TestDetectorsCompile(t *testing.T) {
+	for _, d := range detectors() {
+		if d.re.get() == nil {
+			t.Errorf("%s: no regexp", d.kind)
+		}
+	}
+}
