@@ -225,16 +225,17 @@ func (p *parser) number() (any, error) {
 
 // key reads a member name. Journals repeat the same few dozen names on
 // every line, so plain names are interned: one allocation per distinct
-// name per process instead of one per member.
+// name per process instead of one per member. The table is an immutable
+// map behind an atomic pointer, replaced on the rare insert, so a lookup
+// neither locks nor allocates.
 func (p *parser) key() (string, error) {
 	start := p.pos + 1
 	for i := start; i < len(p.data) && i-start <= maxInternLen; i++ {
 		c := p.data[i]
 		if c == '"' {
-			b := p.data[start:i]
-			if s, ok := internTable.Load(string(b)); ok { // no allocation for the lookup
+			if s, ok := (*internTable.Load())[string(p.data[start:i])]; ok {
 				p.pos = i + 1
-				return s.(string), nil
+				return s, nil
 			}
 			break
 		}
@@ -243,10 +244,8 @@ func (p *parser) key() (string, error) {
 		}
 	}
 	s, err := p.str()
-	if err == nil && len(s) <= maxInternLen && internCount.Load() < maxInterned {
-		if _, loaded := internTable.LoadOrStore(s, s); !loaded {
-			internCount.Add(1)
-		}
+	if err == nil && len(s) <= maxInternLen {
+		intern(s)
 	}
 	return s, err
 }
@@ -257,9 +256,32 @@ const (
 )
 
 var (
-	internTable sync.Map
-	internCount atomic.Int64
+	internTable atomic.Pointer[map[string]string]
+	internMu    sync.Mutex
 )
+
+func init() {
+	m := map[string]string{}
+	internTable.Store(&m)
+}
+
+func intern(s string) {
+	if _, ok := (*internTable.Load())[s]; ok {
+		return
+	}
+	internMu.Lock()
+	defer internMu.Unlock()
+	old := *internTable.Load()
+	if _, ok := old[s]; ok || len(old) >= maxInterned {
+		return
+	}
+	m := make(map[string]string, len(old)+1)
+	for k, v := range old {
+		m[k] = v
+	}
+	m[s] = s
+	internTable.Store(&m)
+}
 
 // str reads a JSON string. Valid UTF-8 is required in the input; escapes
 // are decoded, and an unpaired surrogate escape becomes the three-byte
