@@ -446,7 +446,13 @@ func num(m map[string]any, k string) float64 {
 	if m == nil {
 		return 0
 	}
-	switch n := m[k].(type) {
+	return Number(m[k])
+}
+
+// Number reads a journal number: a json.Number as the parser leaves it, a
+// Go number as code builds it, or a numeric string; anything else is 0.
+func Number(v any) float64 {
+	switch n := v.(type) {
 	case json.Number:
 		f, _ := strconv.ParseFloat(string(n), 64)
 		return f

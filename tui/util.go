@@ -1,12 +1,13 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/leasedeck/leasedeck/registry"
 )
 
 func str(m map[string]any, k string) string {
@@ -19,20 +20,7 @@ func str(m map[string]any, k string) string {
 
 // num reads a JSON number as the journal parser leaves it (json.Number)
 // or as a test builds it.
-func num(v any) float64 {
-	switch n := v.(type) {
-	case json.Number:
-		f, _ := strconv.ParseFloat(string(n), 64)
-		return f
-	case float64:
-		return n
-	case int64:
-		return float64(n)
-	case int:
-		return float64(n)
-	}
-	return 0
-}
+func num(v any) float64 { return registry.Number(v) }
 
 // shortID is the first block of a UUID, as git shows short hashes.
 func shortID(id string) string {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -61,18 +60,8 @@ func runCockpit(args []string, e *env) int {
 		}
 		return watchOnly(w, e)
 	}
-	cwd, _ := os.Getwd()
-	w, err := workspace.Find(*ws, cwd)
-	if errors.Is(err, workspace.ErrNotFound) {
-		res, ierr := workspace.Init(cwd)
-		if ierr != nil {
-			e.errorf("init: %v", ierr)
-			return exitInvalid
-		}
-		w = res.Workspace
-		fmt.Fprintf(e.stderr, "leasedeck: created workspace %s\n", w.Dir())
-	} else if err != nil {
-		e.errorf("%v", err)
+	w, ok := findOrCreateWorkspace(*ws, e)
+	if !ok {
 		return exitInvalid
 	}
 	// Take the lock and run the registry here; if another process holds

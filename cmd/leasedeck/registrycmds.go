@@ -68,6 +68,27 @@ func runInit(args []string, e *env) int {
 	return exitOK
 }
 
+// findOrCreateWorkspace finds the workspace, creating it in the current
+// directory when there is none (what the cockpit and serve do).
+func findOrCreateWorkspace(flagValue string, e *env) (workspace.Workspace, bool) {
+	cwd, _ := os.Getwd()
+	w, err := workspace.Find(flagValue, cwd)
+	if errors.Is(err, workspace.ErrNotFound) {
+		res, ierr := workspace.Init(cwd)
+		if ierr != nil {
+			e.errorf("init: %v", ierr)
+			return w, false
+		}
+		fmt.Fprintf(e.stderr, "leasedeck: created workspace %s\n", res.Workspace.Dir())
+		return res.Workspace, true
+	}
+	if err != nil {
+		e.errorf("%v", err)
+		return w, false
+	}
+	return w, true
+}
+
 // openService loads a workspace's settings and key and opens the registry.
 func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Settings, string, int) {
 	settings, err := w.LoadSettings()
@@ -112,18 +133,8 @@ func runServe(args []string, e *env) int {
 		}
 		return exitUsage
 	}
-	cwd, _ := os.Getwd()
-	w, err := workspace.Find(*ws, cwd)
-	if errors.Is(err, workspace.ErrNotFound) {
-		res, ierr := workspace.Init(cwd)
-		if ierr != nil {
-			e.errorf("init: %v", ierr)
-			return exitInvalid
-		}
-		w = res.Workspace
-		fmt.Fprintf(e.stderr, "leasedeck: created workspace %s\n", w.Dir())
-	} else if err != nil {
-		e.errorf("%v", err)
+	w, ok := findOrCreateWorkspace(*ws, e)
+	if !ok {
 		return exitInvalid
 	}
 	svc, _, token, code := openService(w, e)
