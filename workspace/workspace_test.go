@@ -1,0 +1,111 @@
+package workspace
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestFindUpwardAndOverrides(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv(EnvWorkspace, "")
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	if _, err := Init(root); err != nil {
+		t.Fatal(err)
+	}
+	deep := filepath.Join(root, "a", "b", "c")
+	os.MkdirAll(deep, 0o755)
+	w, err := Find("", deep)
+	if err != nil || w.Root != root {
+		t.Fatalf("Find from below: %v %v", w, err)
+	}
+	other, _ := filepath.EvalSymlinks(t.TempDir())
+	if _, err := Find("", other); err != ErrNotFound {
+		t.Fatalf("Find outside: %v", err)
+	}
+	if _, err := Find(other, deep); err == nil {
+		t.Fatal("--workspace without .leasedeck accepted")
+	}
+	t.Setenv(EnvWorkspace, root)
+	if w, err := Find("", other); err != nil || w.Root != root {
+		t.Fatalf("LEASEDECK_WORKSPACE: %v %v", w, err)
+	}
+}
+
+func TestInitIsIdempotentAndPrivate(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	root := t.TempDir()
+	res, err := Init(root)
+	if err != nil || len(res.Created) == 0 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	again, err := Init(root)
+	if err != nil || len(again.Created) != 0 {
+		t.Fatalf("second init created %v (%v)", again.Created, err)
+	}
+	w := res.Workspace
+	if st, _ := os.Stat(w.KeyPath()); st.Mode().Perm() != 0o600 {
+		t.Errorf("key mode %v", st.Mode())
+	}
+	s, err := w.LoadSettings()
+	if err != nil || s.Mode != "enforce" || s.ApprovalTimeout != 2*time.Minute {
+		t.Fatalf("default settings: %+v %v", s, err)
+	}
+	if _, err := w.LoadKey(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Clients {
+		if _, err := w.LoadAgent(c); err != nil {
+			t.Errorf("%s: %v", c, err)
+		}
+	}
+	if _, err := w.LoadAgent("../key"); err == nil {
+		t.Error("agent name with a path accepted")
+	}
+	tok, err := w.LoadToken()
+	if err != nil || len(tok) != 64 {
+		t.Fatalf("token %q %v", tok, err)
+	}
+}
+
+func TestPolicyErrorsNameThePointer(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	res, _ := Init(t.TempDir())
+	w := res.Workspace
+	for body, want := range map[string]string{
+		`{"root": {"schema_version": "1.2"}}`:                             "/root",
+		`{"mode": "enforce"}`:                                             "/root",
+		`[1]`:                                                             "JSON object",
+		`{"root": `:                                                       "invalid JSON",
+		`{"root": ` + mustRoot(t, w) + `, "approval_timeout_ms": -5}`:     "/approval_timeout_ms",
+		`{"root": ` + mustRoot(t, w) + `, "mode": "yolo"}`:                "/mode",
+		`{"root": ` + mustRoot(t, w) + `, "default_lifetime_ms": "long"}`: "/default_lifetime_ms",
+	} {
+		os.WriteFile(w.PolicyPath(), []byte(body), 0o600)
+		if _, err := w.LoadSettings(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v (want %q)", body, err, want)
+		}
+		// A hook never fails on a bad policy: it falls back to enforce.
+		if s := w.LoadBridgeSettings(); s.Mode != "enforce" {
+			t.Errorf("%s: bridge settings mode %q", body, s.Mode)
+		}
+	}
+}
+
+var rootJSON string
+
+func mustRoot(t *testing.T, w Workspace) string {
+	if rootJSON == "" {
+		b, _ := os.ReadFile(w.PolicyPath())
+		s := string(b)
+		i := strings.Index(s, `"root": `) + len(`"root": `)
+		j := strings.LastIndex(s, "}")
+		rootJSON = strings.TrimSpace(s[i:j])
+		if k := strings.LastIndex(rootJSON, "}"); k >= 0 {
+			rootJSON = rootJSON[:k+1]
+		}
+	}
+	return rootJSON
+}
