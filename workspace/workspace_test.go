@@ -75,10 +75,10 @@ func TestPolicyErrorsNameThePointer(t *testing.T) {
 	res, _ := Init(t.TempDir())
 	w := res.Workspace
 	for body, want := range map[string]string{
-		`{"root": {"schema_version": "1.2"}}`:                             "/root",
-		`{"mode": "enforce"}`:                                             "/root",
-		`[1]`:                                                             "JSON object",
-		`{"root": `:                                                       "invalid JSON",
+		`{"root": {"schema_version": "1.2"}}`: "/root",
+		`{"mode": "enforce"}`:                 "/root",
+		`[1]`:                                 "JSON object",
+		`{"root": `:                           "invalid JSON",
 		`{"root": ` + mustRoot(t, w) + `, "approval_timeout_ms": -5}`:     "/approval_timeout_ms",
 		`{"root": ` + mustRoot(t, w) + `, "mode": "yolo"}`:                "/mode",
 		`{"root": ` + mustRoot(t, w) + `, "default_lifetime_ms": "long"}`: "/default_lifetime_ms",
