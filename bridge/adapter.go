@@ -209,6 +209,13 @@ func (e *Event) Request(admissionID string) (Request, error) {
 		}
 	case OpFinalize:
 		r.StopReason = e.StopReason
+		if t := e.Telemetry; t != nil {
+			// Usage read at the end of the turn (Claude Code's transcript):
+			// Process records it before it finalizes.
+			r.Model = t.Model
+			r.InputTokens, r.OutputTokens, r.CacheTokens = t.InputTokens, t.OutputTokens, t.CacheTokens
+			r.CostSource = t.Source
+		}
 	case OpAbort:
 		r.Reason = e.AbortReason
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -185,9 +186,17 @@ func parseClaudeLike(p *payload, client string, specs []EventSpec, observed map[
 		ev.Child = true
 		if name == "SubagentStop" {
 			ev.StopReason = "completed"
+			if client == "claude-code" {
+				// The subagent's own transcript holds only its run; the
+				// payload's transcript_path is the parent's.
+				claudeTurnUsage(p, ev, "agent_transcript_path", "")
+			}
 		}
 	case "Stop":
 		ev.StopReason = "completed"
+		if client == "claude-code" {
+			claudeTurnUsage(p, ev, "transcript_path", ev.Turn)
+		}
 	case "StopFailure":
 		e, err := p.str("error")
 		if err != nil {
@@ -217,6 +226,34 @@ func sessionEndStop(reason string) string {
 		return "completed"
 	}
 	return ""
+}
+
+// transcriptNotes holds, per parsed event, why its transcript gave no
+// usage; Render shows it as a warning (and forgets it).
+var transcriptNotes sync.Map // *Event → string
+
+// claudeTurnUsage sets ev.Telemetry to the turn's provider-reported usage
+// read from the transcript the payload names under key. Hook payloads
+// carry no usage; without it the turn cannot be certified. A transcript
+// that is missing or unreadable only costs the telemetry: it never fails
+// the event.
+func claudeTurnUsage(p *payload, ev *Event, key, promptID string) {
+	path, _ := p.str(key)
+	if path == "" {
+		return
+	}
+	t, err := TranscriptUsage(path, promptID)
+	switch {
+	case err != nil:
+		transcriptNotes.Store(ev, "no token usage for this turn (transcript unreadable: "+clip(err.Error(), 200)+")")
+	case t == nil:
+		transcriptNotes.Store(ev, "no token usage for this turn in its transcript")
+	default:
+		if t.Model == "" {
+			t.Model = ev.Model
+		}
+		ev.Telemetry = t
+	}
 }
 
 func parseClaudeTool(p *payload, ev *Event, client string) error {
@@ -297,7 +334,12 @@ func (a claudeAdapter) Render(ev *Event, v Verdict) Output {
 	if _, known := specOf(claudeEvents, ev.Native); !known && !claudeObserved[ev.Native] {
 		return unknownEventOutput(v)
 	}
-	warn := systemMessage(warningsOf(v))
+	warn := warningsOf(v)
+	if n, ok := transcriptNotes.LoadAndDelete(ev); ok {
+		warn = strings.TrimSpace(warn + "; " + n.(string))
+		warn = strings.TrimPrefix(warn, "; ")
+	}
+	warn = systemMessage(warn)
 	hso := func(fields ...kv) obj {
 		return append(obj{{"hookEventName", ev.Native}}, fields...)
 	}

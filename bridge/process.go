@@ -228,6 +228,13 @@ func Process(c Caller, req Request, opts ProcessOptions) Response {
 			// it has one, and complete its lease — without inventing an
 			// empty turn to certify.
 			session, _, _ := sessionKeys(req)
+			if req.Hook.Child && sumTokens(req) != nil {
+				// The subagent's usage (its own transcript) goes on its
+				// turn; one that made no call gets a turn that carries it.
+				if aid, err := admissionFor(c, req, opts); err == nil {
+					resp.Warnings = append(resp.Warnings, turnTelemetry(c, req, aid)...)
+				}
+			}
 			var fin registry.FinalizeResult
 			if err := c.Call(map[string]any{"op": "end_session", "session": session, "stop_reason": req.StopReason}, &fin); err != nil {
 				return fail(err)
@@ -247,6 +254,9 @@ func Process(c Caller, req Request, opts ProcessOptions) Response {
 			return fail(err)
 		}
 		resp.AdmissionID = aid
+		if req.Op == OpFinalize {
+			resp.Warnings = append(resp.Warnings, turnTelemetry(c, req, aid)...)
+		}
 		end := req.Hook != nil && (req.Hook.SessionEnd || req.Hook.Child)
 		stop := req.StopReason
 		if req.Op == OpAbort {

@@ -305,6 +305,34 @@ func TestClaudeCode(t *testing.T) {
 		}
 		e.checkJournal(raw...)
 		logFinalized(t, e)
+		// Claude Code's hooks carry no usage; the bridge reads each turn's
+		// from the transcript at Stop (the subagent's from its own at
+		// SubagentStop; the fake model reports usage), so no turn is short
+		// of telemetry, and the main turn, whose calls were refused but
+		// which broke no lease, is certified.
+		turns := 0
+		for _, l := range e.auditLines(`"event_type":"leasedeck.session.finalized"`) {
+			var rec struct {
+				Details   map[string]any `json:"details"`
+				Reasoning string         `json:"reasoning"`
+			}
+			if err := json.Unmarshal([]byte(l), &rec); err != nil {
+				t.Fatalf("finalized record: %v", err)
+			}
+			if strings.Contains(rec.Reasoning, "telemetry") {
+				t.Errorf("a turn (end_session %v) is still short of telemetry: %s", rec.Details["end_session"], rec.Reasoning)
+			}
+			if rec.Details["end_session"] == true {
+				continue // the subagent's turn, ended with it
+			}
+			turns++
+			if rec.Details["outcome"] != "certified" {
+				t.Errorf("the main turn finalized %v, want certified: %s", rec.Details["outcome"], rec.Reasoning)
+			}
+		}
+		if turns == 0 {
+			t.Error("no turn was finalized at Stop")
+		}
 	})
 }
 
