@@ -1,5 +1,5 @@
 // Package bridge is the client side of leasedeck: the lifecycle contract
-// (../shared/lifecycle.schema.json) and the adapters that translate each
+// (schemas/lifecycle.schema.json) and the adapters that translate each
 // agent client's native hook payloads onto it and render the registry's
 // answer back in the client's own format and exit-code convention.
 //
