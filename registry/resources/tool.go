@@ -91,11 +91,28 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 		}
 		return nil
 	}
+	rebase := func(p string) string { return p }
 	switch tool {
 	case "Bash":
 		cmd, err := requiredString(input, "command")
 		if err != nil {
 			return Use{}, err
+		}
+		// A command that runs in another directory (Gemini CLI's dir_path,
+		// translated to cwd) resolves its relative paths there.
+		if cwd, ok, err := optionalString(input, "cwd"); err != nil {
+			return Use{}, err
+		} else if ok && cwd != "" {
+			inner := addRead
+			innerW := addWrite
+			rebase = func(p string) string {
+				if filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
+					return p
+				}
+				return filepath.Join(cwd, p)
+			}
+			addRead = func(pointer, p string) error { return inner(pointer, rebase(p)) }
+			addWrite = func(pointer, p string) error { return innerW(pointer, rebase(p)) }
 		}
 		sh, err := Shell(cmd)
 		if err != nil {
@@ -127,7 +144,7 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 			if strings.HasPrefix(o, "-") && !strings.Contains(o, "/") {
 				continue // an option, not a path
 			}
-			if ref, err := ResolvePath(workspace, o); err == nil {
+			if ref, err := ResolvePath(workspace, rebase(o)); err == nil {
 				use.Mentions = append(use.Mentions, ref)
 			}
 		}

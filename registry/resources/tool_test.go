@@ -125,3 +125,22 @@ func TestFieldErrorMessage(t *testing.T) {
 		t.Fatalf("error = %v", err)
 	}
 }
+
+// A Bash call that runs in another directory resolves relative paths there.
+func TestBashCwd(t *testing.T) {
+	ws := t.TempDir()
+	use, err := FromToolCall(ws, "Bash", map[string]any{"command": "echo x > out.txt && cat ../secret", "cwd": "sub"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(use.Writes) != 1 || use.Writes[0].Rel != "sub/out.txt" {
+		t.Errorf("writes %+v", use.Writes)
+	}
+	if len(use.Reads) != 1 || use.Reads[0].Rel != "secret" {
+		t.Errorf("reads %+v", use.Reads)
+	}
+	use, _ = FromToolCall(ws, "Bash", map[string]any{"command": "touch x", "cwd": "/etc"})
+	if len(use.Writes) != 1 || use.Writes[0].Inside {
+		t.Errorf("cwd outside the workspace: %+v", use.Writes)
+	}
+}
