@@ -31,7 +31,7 @@ func BenchmarkGateInProcess(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		f.svc.mu.Lock()
-		res := Decide(f.svc.st, f.dir, id, call, now, f.svc.book.Covered)
+		res := Evaluate(f.svc.st, f.dir, id, call, now, f.svc.book.Covered)
 		f.svc.mu.Unlock()
 		if res.Verdict != VerdictAllow {
 			b.Fatal(res.Reason)
@@ -48,7 +48,7 @@ func BenchmarkGateInProcessBash(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		f.svc.mu.Lock()
-		res := Decide(f.svc.st, f.dir, id, call, now, f.svc.book.Covered)
+		res := Evaluate(f.svc.st, f.dir, id, call, now, f.svc.book.Covered)
 		f.svc.mu.Unlock()
 		if res.Verdict != VerdictAllow {
 			b.Fatal(res.Reason)

@@ -41,14 +41,14 @@ type GateResult struct {
 // toolAliases are names that mean the same tool in the vocabulary.
 var toolAliases = map[string]string{"Task": "Agent", "Agent": "Task"}
 
-// Decide runs the gate of DESIGN.md for one call under one lease, against
-// the folded state, without changing anything: live lease and chain →
-// tool allowed → resources derived (what cannot be parsed is refused) →
-// any resource matching a deny entry refuses → paths inside the
-// workspace and inside allowed globs → hosts → executables → budget left
-// on the chain → approvals. covered reports whether a remembered grant
-// covers a set of approval names for this lease.
-func Decide(s *State, workspace, leaseID string, call ToolCall, now time.Time, covered func(leaseID string, names []string) bool) GateResult {
+// Evaluate runs the gate of DESIGN.md for one call under one lease,
+// against the folded state, without changing anything: live lease and
+// chain → tool allowed → resources derived (what cannot be parsed is
+// refused) → any resource matching a deny entry refuses → paths inside
+// the workspace and inside allowed globs → hosts → executables → budget
+// left on the chain → approvals. covered reports whether a remembered
+// grant covers a set of approval names for this lease.
+func Evaluate(s *State, workspace, leaseID string, call ToolCall, now time.Time, covered func(leaseID string, names []string) bool) GateResult {
 	if ok, why := s.Live(leaseID, now); !ok {
 		return GateResult{Verdict: VerdictBlock, Reason: why}
 	}
@@ -61,85 +61,22 @@ func Decide(s *State, workspace, leaseID string, call ToolCall, now time.Time, c
 		return GateResult{Verdict: VerdictDeny, Reason: "cannot tell what the call touches, so it is refused: " + err.Error()}
 	}
 	res := GateResult{Use: use}
-	deny := func(format string, args ...any) GateResult {
-		res.Verdict, res.Reason = VerdictDeny, fmt.Sprintf(format, args...)
-		return res
-	}
 
 	// Program text the gate cannot see (`curl x | sh`, `sh -c "$X"`) could
 	// run anything, so it is refused whatever the lists say.
 	if use.PipesIntoInterpreter {
-		return deny("the command feeds text the gate cannot see into an interpreter (e.g. curl … | sh), so it is refused")
+		res.Verdict, res.Reason = VerdictDeny, "the command feeds text the gate cannot see into an interpreter (e.g. curl … | sh), so it is refused"
+		return res
 	}
-
-	// Deny beats allow: check every resource against the deny lists first.
-	for _, exe := range use.Executables {
-		if contains(g.Deny.Commands, exe) {
-			return deny("command %s is denied (deny.commands)", exe)
-		}
+	// Deny beats allow: every resource is checked against the deny lists
+	// before any is checked against the allow lists.
+	if why := deniedBy(g, use); why != "" {
+		res.Verdict, res.Reason = VerdictDeny, why
+		return res
 	}
-	paths := append(append([]resources.PathRef{}, use.Reads...), use.Writes...)
-	for _, p := range paths {
-		for _, pat := range g.Deny.Paths {
-			if resources.MatchDenyPath(pat, p) {
-				return deny("path %s is denied by %s (deny.paths)", displayPath(p), pat)
-			}
-		}
-	}
-	// A shell argument may name a file the program opens itself (cat,
-	// cp, tar): one that matches a deny entry refuses the call.
-	for _, p := range use.Mentions {
-		for _, pat := range g.Deny.Paths {
-			if resources.MatchDenyPath(pat, p) {
-				return deny("argument %s names a denied path (%s, deny.paths)", displayPath(p), pat)
-			}
-		}
-	}
-	for _, h := range use.Hosts {
-		for _, pat := range g.Deny.Hosts {
-			if resources.HostContains(pat, h) {
-				return deny("host %s is denied by %s (deny.hosts)", h, pat)
-			}
-		}
-	}
-
-	// Allow: every path inside the workspace and inside an allowed glob.
-	for _, p := range use.Writes {
-		if !p.Inside {
-			return deny("write to %s escapes the workspace", displayPath(p))
-		}
-		if p.Rel == "." {
-			return deny("the call would modify the workspace itself (%s), not a path inside it", p.Abs)
-		}
-		if !matchAny(g.Allow.WritePaths, p.Rel) {
-			return deny("write to %s is outside allow.write_paths (%s)", p.Rel, listOrNone(g.Allow.WritePaths))
-		}
-	}
-	for _, p := range use.Reads {
-		if !p.Inside {
-			return deny("read of %s escapes the workspace", displayPath(p))
-		}
-		// Write access implies read access to the same paths.
-		if !matchAny(g.Allow.ReadPaths, p.Rel) && !matchAny(g.Allow.WritePaths, p.Rel) {
-			return deny("read of %s is outside allow.read_paths (%s)", p.Rel, listOrNone(g.Allow.ReadPaths))
-		}
-	}
-	for _, h := range use.Hosts {
-		ok := false
-		for _, pat := range g.Allow.Hosts {
-			if resources.HostContains(pat, h) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return deny("host %s is not in allow.hosts (%s)", h, listOrNone(g.Allow.Hosts))
-		}
-	}
-	for _, exe := range use.Executables {
-		if !contains(g.Allow.Commands, exe) {
-			return deny("command %s is not in allow.commands (%s)", exe, listOrNone(g.Allow.Commands))
-		}
+	if why := outsideAllow(g, use); why != "" {
+		res.Verdict, res.Reason = VerdictDeny, why
+		return res
 	}
 
 	// Budget left on the whole chain.
@@ -153,7 +90,100 @@ func Decide(s *State, workspace, leaseID string, call ToolCall, now time.Time, c
 
 	// A human decides when an approval name matches, unless a remembered
 	// grant for this lease already covers it.
-	names := []string{call.Tool}
+	if matched := approvalNames(g, call.Tool, use); len(matched) > 0 && (covered == nil || !covered(leaseID, matched)) {
+		res.Verdict, res.Approvals = VerdictAsk, matched
+		res.Reason = "a human must approve: " + strings.Join(matched, ", ") + " (approvals)"
+		return res
+	}
+	res.Verdict, res.Reason = VerdictAllow, "within the lease"
+	return res
+}
+
+// deniedBy names the first resource of use that a deny list of g
+// matches, or returns "".
+func deniedBy(g *Manifest, use resources.Use) string {
+	for _, exe := range use.Executables {
+		if contains(g.Deny.Commands, exe) {
+			return fmt.Sprintf("command %s is denied (deny.commands)", exe)
+		}
+	}
+	paths := append(append([]resources.PathRef{}, use.Reads...), use.Writes...)
+	for _, p := range paths {
+		for _, pat := range g.Deny.Paths {
+			if resources.MatchDenyPath(pat, p) {
+				return fmt.Sprintf("path %s is denied by %s (deny.paths)", displayPath(p), pat)
+			}
+		}
+	}
+	// A shell argument may name a file the program opens itself (cat,
+	// cp, tar): one that matches a deny entry refuses the call.
+	for _, p := range use.Mentions {
+		for _, pat := range g.Deny.Paths {
+			if resources.MatchDenyPath(pat, p) {
+				return fmt.Sprintf("argument %s names a denied path (%s, deny.paths)", displayPath(p), pat)
+			}
+		}
+	}
+	for _, h := range use.Hosts {
+		for _, pat := range g.Deny.Hosts {
+			if resources.HostContains(pat, h) {
+				return fmt.Sprintf("host %s is denied by %s (deny.hosts)", h, pat)
+			}
+		}
+	}
+	return ""
+}
+
+// outsideAllow names the first resource of use that the allow lists of g
+// do not cover (every path inside the workspace and inside an allowed
+// glob, every host and executable listed), or returns "".
+func outsideAllow(g *Manifest, use resources.Use) string {
+	for _, p := range use.Writes {
+		if !p.Inside {
+			return fmt.Sprintf("write to %s escapes the workspace", displayPath(p))
+		}
+		if p.Rel == "." {
+			return fmt.Sprintf("the call would modify the workspace itself (%s), not a path inside it", p.Abs)
+		}
+		if !matchAny(g.Allow.WritePaths, p.Rel) {
+			return fmt.Sprintf("write to %s is outside allow.write_paths (%s)", p.Rel, listOrNone(g.Allow.WritePaths))
+		}
+	}
+	for _, p := range use.Reads {
+		if !p.Inside {
+			return fmt.Sprintf("read of %s escapes the workspace", displayPath(p))
+		}
+		// Write access implies read access to the same paths.
+		if !matchAny(g.Allow.ReadPaths, p.Rel) && !matchAny(g.Allow.WritePaths, p.Rel) {
+			return fmt.Sprintf("read of %s is outside allow.read_paths (%s)", p.Rel, listOrNone(g.Allow.ReadPaths))
+		}
+	}
+	for _, h := range use.Hosts {
+		if !hostAllowed(g.Allow.Hosts, h) {
+			return fmt.Sprintf("host %s is not in allow.hosts (%s)", h, listOrNone(g.Allow.Hosts))
+		}
+	}
+	for _, exe := range use.Executables {
+		if !contains(g.Allow.Commands, exe) {
+			return fmt.Sprintf("command %s is not in allow.commands (%s)", exe, listOrNone(g.Allow.Commands))
+		}
+	}
+	return ""
+}
+
+func hostAllowed(patterns []string, host string) bool {
+	for _, pat := range patterns {
+		if resources.HostContains(pat, host) {
+			return true
+		}
+	}
+	return false
+}
+
+// approvalNames are the approval entries of g the call matches (its tool,
+// command:<exe> per program, host:<h> per host), sorted, without repeats.
+func approvalNames(g *Manifest, tool string, use resources.Use) []string {
+	names := []string{tool}
 	for _, exe := range use.Executables {
 		names = append(names, "command:"+exe)
 	}
@@ -167,13 +197,7 @@ func Decide(s *State, workspace, leaseID string, call ToolCall, now time.Time, c
 		}
 	}
 	sort.Strings(matched)
-	if len(matched) > 0 && (covered == nil || !covered(leaseID, matched)) {
-		res.Verdict, res.Approvals = VerdictAsk, matched
-		res.Reason = "a human must approve: " + strings.Join(matched, ", ") + " (approvals)"
-		return res
-	}
-	res.Verdict, res.Reason = VerdictAllow, "within the lease"
-	return res
+	return matched
 }
 
 func matchAny(globs []string, rel string) bool {

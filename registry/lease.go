@@ -144,8 +144,8 @@ type Issuer struct {
 	DefaultLifetime time.Duration // policy cap on a lease's lifetime
 }
 
-// Decision is the outcome of presenting a manifest.
-type Decision struct {
+// IssueOutcome is what presenting a manifest to the issuer produced.
+type IssueOutcome struct {
 	LeaseID      string
 	Declared     map[string]any
 	DeclaredHash string
@@ -160,15 +160,15 @@ type Decision struct {
 // the signed lease. A refusal still gets a fresh lease id naming it, and
 // its declared hash, so that it can be recorded with the weight of a
 // grant (§5.2).
-func (is Issuer) Issue(declared *Manifest, parent Parent, now time.Time) (Decision, error) {
+func (is Issuer) Issue(declared *Manifest, parent Parent, now time.Time) (IssueOutcome, error) {
 	if len(is.Key.bytes) == 0 {
-		return Decision{}, errors.New("no signing key")
+		return IssueOutcome{}, errors.New("no signing key")
 	}
 	dh, err := schemas.Hash(declared.Raw)
 	if err != nil {
-		return Decision{}, fmt.Errorf("declared manifest: %w", err)
+		return IssueOutcome{}, fmt.Errorf("declared manifest: %w", err)
 	}
-	dec := Decision{
+	dec := IssueOutcome{
 		LeaseID:      NewLeaseID(),
 		Declared:     declared.Raw,
 		DeclaredHash: dh,
@@ -199,7 +199,7 @@ func (is Issuer) Issue(declared *Manifest, parent Parent, now time.Time) (Decisi
 	if life <= 0 {
 		// L1 forbids a lease valid for zero milliseconds; a parent with
 		// no time left cannot delegate.
-		return Decision{}, errors.New("parent lease has no time left")
+		return IssueOutcome{}, errors.New("parent lease has no time left")
 	}
 	dec.ExpiresAt = dec.IssuedAt.Add(life)
 
@@ -218,12 +218,12 @@ func (is Issuer) Issue(declared *Manifest, parent Parent, now time.Time) (Decisi
 	}
 	sig, err := is.Key.Sign(lease)
 	if err != nil {
-		return Decision{}, err
+		return IssueOutcome{}, err
 	}
 	lease["signature"] = sig
 	dec.Lease = lease
 	if dec.GrantedHash, err = schemas.Hash(g.Raw); err != nil {
-		return Decision{}, err
+		return IssueOutcome{}, err
 	}
 	return dec, nil
 }

@@ -415,7 +415,7 @@ func (h *Handler) dispatch(ctx context.Context, req *Request, raw map[string]any
 		if by == "" {
 			by = "operator"
 		}
-		r, err := s.Decide(req.ApprovalID, out, approvals.Scope(req.Scope), req.Reason, by)
+		r, err := s.DecideApproval(req.ApprovalID, out, approvals.Scope(req.Scope), req.Reason, by)
 		if err != nil {
 			return nil, mapErr(err)
 		}

@@ -226,16 +226,16 @@ func TestApprovalFlow(t *testing.T) {
 	if len(pending) != 1 {
 		t.Fatalf("pending %v", pending)
 	}
-	if _, err := f.svc.Decide("nope", approvals.Approved, approvals.Once, "", "test"); err == nil {
+	if _, err := f.svc.DecideApproval("nope", approvals.Approved, approvals.Once, "", "test"); err == nil {
 		t.Fatal("decided an unknown approval")
 	}
-	if _, err := f.svc.Decide(pending[0].ID, approvals.Approved, approvals.ForLease, "", "test"); err != nil {
+	if _, err := f.svc.DecideApproval(pending[0].ID, approvals.Approved, approvals.ForLease, "", "test"); err != nil {
 		t.Fatal(err)
 	}
 	if got := <-done; got.Verdict != VerdictAllow {
 		t.Fatalf("approved call: %+v", got)
 	}
-	if _, err := f.svc.Decide(pending[0].ID, approvals.Denied, "", "late", "test"); err == nil {
+	if _, err := f.svc.DecideApproval(pending[0].ID, approvals.Denied, "", "late", "test"); err == nil {
 		t.Fatal("decided twice")
 	}
 	// Remembered for the lease: the next rm needs no human.
@@ -249,7 +249,7 @@ func TestApprovalFlow(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	p := f.svc.PendingApprovals()[0]
-	f.svc.Decide(p.ID, approvals.Denied, "", "not today", "test")
+	f.svc.DecideApproval(p.ID, approvals.Denied, "", "not today", "test")
 	if got := <-done; got.Verdict != VerdictDeny || got.Reason != "a human denied this call: not today" {
 		t.Fatalf("denied call: %+v", got)
 	}

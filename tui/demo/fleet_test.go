@@ -62,7 +62,7 @@ func TestFleetDrivesTheRealProtocol(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for approved < 4 && time.Now().Before(deadline) {
 		for _, a := range svc.PendingApprovals() {
-			if _, err := svc.Decide(a.ID, "approved", "once", "", "test"); err == nil {
+			if _, err := svc.DecideApproval(a.ID, "approved", "once", "", "test"); err == nil {
 				approved++
 			}
 		}
