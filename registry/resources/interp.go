@@ -6,219 +6,6 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// versionless strips a trailing version from a program name: python3.12 →
-// python, ksh93 → ksh, php8.2 → php.
-func versionless(name string) string {
-	return strings.TrimRight(name, "0123456789.")
-}
-
-// shellFamily classifies a program as a POSIX-like shell whose scripts this
-// package parses ("posix"), a shell with another syntax ("other"), or not a
-// shell ("").
-func shellFamily(name string) string {
-	switch versionless(name) {
-	case "sh", "bash", "rbash", "dash", "ash", "ksh", "mksh", "lksh", "pdksh", "zsh", "yash", "posh":
-		return "posix"
-	case "fish", "csh", "tcsh", "nu", "xonsh", "elvish":
-		return "other"
-	}
-	return ""
-}
-
-// bashLong are bash's long options; all but rcfile and init-file take no
-// argument.
-var bashLong = map[string]bool{
-	"debug": true, "debugger": true, "dump-po-strings": true, "dump-strings": true, "help": true,
-	"login": true, "noediting": true, "noprofile": true, "norc": true, "posix": true,
-	"pretty-print": true, "protected": true, "restricted": true, "verbose": true, "version": true,
-	"wordexp": true,
-}
-
-// shell handles sh, bash and friends: "-c script" is parsed, a script file
-// operand is only a script file, and no operand (or -s, or -i) reads the
-// program from standard input.
-func (a *analyzer) shell(name string, args []*syntax.Word, c ctx) {
-	base := versionless(name)
-	if shellFamily(name) == "other" {
-		operand := false
-		for _, w := range args {
-			l, ok := staticWord(w)
-			if !ok || (strings.HasPrefix(l.s, "-") && strings.ContainsAny(l.s, "cC")) {
-				a.failf("cannot analyse %s: its scripts are not POSIX shell", name)
-				return
-			}
-			if !strings.HasPrefix(l.s, "-") {
-				operand = true
-				a.scriptOperand(w, c, false)
-				break
-			}
-		}
-		if !operand {
-			a.stdinCode(false, c)
-		}
-		return
-	}
-	c.zsh = base == "zsh" // what this shell runs is parsed with zsh's hazards in mind
-	argLetters := "oO"
-	if base == "ksh" || base == "mksh" || base == "lksh" || base == "pdksh" {
-		argLetters = "oORT"
-	}
-	hasC, readStdin := false, false
-	i := 0
-options:
-	for i < len(args) {
-		l, ok := staticWord(args[i])
-		if !ok || l.hasGlob() || l.hasBraces() {
-			break
-		}
-		s := l.s
-		switch {
-		case s == "--" || s == "-":
-			i++
-			break options
-		case len(s) < 2 || (s[0] != '-' && s[0] != '+'):
-			break options
-		case strings.HasPrefix(s, "--"):
-			opt, _, _ := strings.Cut(s[2:], "=")
-			switch {
-			case (opt == "rcfile" || opt == "init-file" || (base == "zsh" && opt == "emulate")) && !strings.Contains(s, "="):
-				i += 2
-			case bashLong[opt] || base == "zsh":
-				i++
-			default:
-				a.failf("cannot determine the script run by %s: unknown option %s", name, s)
-				return
-			}
-			continue
-		}
-		for j := 1; j < len(s); j++ {
-			ch := s[j]
-			switch {
-			case ch == 'c' && s[0] == '-':
-				hasC = true
-			case (ch == 's' || ch == 'i') && s[0] == '-':
-				readStdin = true
-			case strings.IndexByte(argLetters, ch) >= 0:
-				i++
-				if i >= len(args) {
-					a.failf("cannot determine the script run by %s: option %c needs a value", name, ch)
-					return
-				}
-			case ('a' <= ch && ch <= 'z') || ('A' <= ch && ch <= 'Z'):
-			default:
-				a.failf("cannot determine the script run by %s: unknown option %s", name, s)
-				return
-			}
-		}
-		i++
-	}
-	if hasC {
-		if i >= len(args) {
-			if c.xargs {
-				a.flag() // xargs supplies the script from its input
-				return
-			}
-			a.failf("cannot determine the script run by %s -c: it is missing", name)
-			return
-		}
-		l, ok := staticWord(args[i])
-		if !ok || l.hasGlob() || l.hasBraces() {
-			a.failf("cannot determine the script run by %s -c %s", name, wordText(args[i]))
-			return
-		}
-		if c.subst != "" && strings.Contains(l.s, c.subst) {
-			a.failf("cannot determine the script run by %s -c %s: %s is replaced by run-time text", name, wordText(args[i]), c.subst)
-			return
-		}
-		a.nested(l.s, c)
-		return
-	}
-	if i < len(args) && !readStdin {
-		a.scriptOperand(args[i], c, true)
-		return
-	}
-	if c.xargs && i >= len(args) {
-		a.flag() // "xargs sh": the script names come from the input
-		return
-	}
-	a.stdinCode(true, c)
-}
-
-// scriptOperand handles the script-file operand of a shell, source or an
-// interpreter: a process substitution or /dev/stdin means the program text
-// arrives at run time.
-func (a *analyzer) scriptOperand(w *syntax.Word, c ctx, shell bool) {
-	if hasProcSubst(w) {
-		a.flag()
-		return
-	}
-	if l, ok := staticWord(w); ok && isStdinPath(l.s) {
-		a.stdinCode(shell, c)
-	}
-}
-
-func isStdinPath(s string) bool {
-	return s == "-" || s == "/dev/stdin" || s == "/dev/fd/0" || s == "/proc/self/fd/0"
-}
-
-// stdinCode handles an interpreter that reads its program from standard
-// input. A pipe, or a here-document whose text is not static, is flagged; a
-// static here-document fed to a shell is parsed like sh -c.
-func (a *analyzer) stdinCode(shell bool, c ctx) {
-	switch c.stdin {
-	case stdinPipe:
-		a.flag()
-	case stdinHeredoc:
-		body, ok := heredocText(c.hdoc)
-		if !ok {
-			a.flag()
-			return
-		}
-		if shell {
-			inner := c
-			inner.stdin, inner.hdoc = stdinFile, nil
-			a.nested(body, inner)
-		}
-	}
-}
-
-// heredocText returns the text a here-document or here-string feeds, if it is
-// static.
-func heredocText(r *syntax.Redirect) (string, bool) {
-	if r == nil {
-		return "", true
-	}
-	if r.Op == syntax.WordHdoc {
-		l, ok := staticWord(r.Word)
-		if !ok {
-			return "", false
-		}
-		return l.s + "\n", true
-	}
-	if r.Hdoc == nil {
-		return "", true
-	}
-	quoted := false // a quoted delimiter keeps the body literal
-	for _, p := range r.Word.Parts {
-		if l, ok := p.(*syntax.Lit); !ok || strings.Contains(l.Value, `\`) {
-			quoted = true
-		}
-	}
-	var b strings.Builder
-	for _, p := range r.Hdoc.Parts {
-		l, ok := p.(*syntax.Lit)
-		if !ok {
-			return "", false
-		}
-		if quoted {
-			b.WriteString(l.Value)
-		} else {
-			b.WriteString(unescapeDouble(l.Value, false))
-		}
-	}
-	return b.String(), true
-}
-
 // interpSpec describes how an interpreter that is not a shell is told where
 // its program is: in an option's argument (code), in a script-file operand,
 // or, when neither is given, on standard input. Options it does not know are
@@ -393,32 +180,10 @@ func (a *analyzer) scanInterp(spec *interpSpec, args []*syntax.Word, c ctx) bool
 			return interactive
 		}
 		if spec.dashLong || strings.HasPrefix(s, "--") {
-			opt, val, hasVal := strings.Cut(strings.TrimLeft(s, "-"), "=")
-			if spec.dashLong {
-				opt, _, _ = strings.Cut(strings.ToLower(opt), ":")
-			}
-			switch {
-			case contains(spec.codeLong, opt):
-				if hasVal {
-					a.codeArg(nil, val, true, c)
-				} else {
-					i++
-					a.codeArg(next(i), "", false, c)
-				}
-				return interactive
-			case contains(spec.fileLong, opt):
-				i++
-				if w := next(i); w != nil {
-					if l, ok := staticWord(w); ok && isStdinPath(l.s) {
-						return true
-					}
-					a.scriptOperand(w, c, false)
-					return interactive
-				}
-				return true
-			case contains(spec.flagLong, opt) || hasVal:
-			default:
-				i++ // unknown: assume it takes the next word
+			var done bool
+			i, done = a.interpLong(spec, args, i, c)
+			if done {
+				return interactive || i < 0
 			}
 			continue
 		}
@@ -447,6 +212,47 @@ func (a *analyzer) scanInterp(spec *interpSpec, args []*syntax.Word, c ctx) bool
 		}
 	}
 	return true
+}
+
+// interpLong handles the long option args[i] of an interpreter. It returns
+// the index of the option's last word, and done when the option settles
+// where the program comes from; i < 0 then means "standard input".
+func (a *analyzer) interpLong(spec *interpSpec, args []*syntax.Word, i int, c ctx) (int, bool) {
+	next := func(i int) *syntax.Word {
+		if i < len(args) {
+			return args[i]
+		}
+		return nil
+	}
+	l, _ := staticWord(args[i])
+	opt, val, hasVal := strings.Cut(strings.TrimLeft(l.s, "-"), "=")
+	if spec.dashLong {
+		opt, _, _ = strings.Cut(strings.ToLower(opt), ":")
+	}
+	switch {
+	case contains(spec.codeLong, opt):
+		if hasVal {
+			a.codeArg(nil, val, true, c)
+		} else {
+			i++
+			a.codeArg(next(i), "", false, c)
+		}
+		return i, true
+	case contains(spec.fileLong, opt):
+		i++
+		if w := next(i); w != nil {
+			if l, ok := staticWord(w); ok && isStdinPath(l.s) {
+				return -1, true
+			}
+			a.scriptOperand(w, c, false)
+			return i, true
+		}
+		return -1, true
+	case contains(spec.flagLong, opt) || hasVal:
+	default:
+		i++ // unknown: assume it takes the next word
+	}
+	return i, false
 }
 
 // scanDeno: "deno eval CODE", "deno run FILE|-", a bare "deno" is a REPL.

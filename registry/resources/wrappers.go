@@ -78,6 +78,48 @@ var wrappers = map[string]optSpec{
 	},
 }
 
+// wrapper handles the programs in the wrappers table.
+func (a *analyzer) wrapper(name string, spec optSpec, args []*syntax.Word, c ctx) {
+	opts, err := parseOpts(name, spec, args)
+	if err != nil {
+		a.failf("%v", err)
+		return
+	}
+	for _, w := range args[:opts.prog] {
+		if n := assignName(w); riskyVars[n] {
+			a.failf("cannot vouch for the command: assigning %s makes the shell or the loader run code the command does not show", n)
+			return
+		}
+	}
+	prog := args[opts.prog:]
+	switch name {
+	case "env":
+		if opts.has("S", "split-string") {
+			a.failf("cannot determine the program run by env -S: it splits a string into a command")
+			return
+		}
+	case "command":
+		if opts.has("v", "V") {
+			return // command -v only looks the name up
+		}
+	case "sudo":
+		if opts.has("e", "edit") {
+			a.failf("cannot analyse sudo -e: it edits files as another user")
+			return
+		}
+		if len(prog) == 0 && opts.has("s", "i", "shell", "login") {
+			a.failf("cannot determine the shell run by sudo -s/-i")
+			return
+		}
+	case "doas":
+		if len(prog) == 0 && opts.has("s") {
+			a.failf("cannot determine the shell run by doas -s")
+			return
+		}
+	}
+	a.run(prog, c)
+}
+
 // parsedOpts is the result of parseOpts: the index of the wrapped program in
 // the argument list (len(args) when there is none) and the options seen, by
 // their canonical name (a letter or a long name), with their values when
@@ -101,19 +143,8 @@ func (p parsedOpts) has(names ...string) bool {
 // must be statically known or at least expand to exactly one field; otherwise
 // the position of the program is unknown and the result is an error.
 func parseOpts(name string, spec optSpec, args []*syntax.Word) (parsedOpts, error) {
-	res := parsedOpts{seen: map[string]string{}, dynamic: map[string]bool{}}
-	value := func(opt string, w *syntax.Word) error {
-		if l, ok := staticWord(w); ok && !l.hasGlob() && !l.hasBraces() {
-			res.seen[opt] = l.s
-			return nil
-		}
-		if !singleField(w) {
-			return fmt.Errorf("cannot determine the program run by %s: the value of option %s (%s) may expand to several words", name, opt, wordText(w))
-		}
-		res.seen[opt] = ""
-		res.dynamic[opt] = true
-		return nil
-	}
+	p := &optParser{name: name, spec: spec, args: args,
+		res: parsedOpts{seen: map[string]string{}, dynamic: map[string]bool{}}}
 	i := 0
 options:
 	for i < len(args) {
@@ -123,83 +154,28 @@ options:
 			break
 		}
 		s := l.s
+		var err error
 		switch {
 		case s == "--":
 			i++
 			break options
 		case s == "-" && spec.dash:
-			res.seen["-"] = ""
+			p.res.seen["-"] = ""
 			i++
 			continue
 		case len(s) < 2 || s[0] != '-':
 			break options
+		case spec.digits && (isDigits(s[1:]) || (strings.HasPrefix(s, "--") && isDigits(s[2:]))):
+			p.res.seen["n"] = strings.TrimLeft(s, "-")
 		case strings.HasPrefix(s, "--"):
-			opt, val, hasVal := strings.Cut(s[2:], "=")
-			if spec.digits && isDigits(opt) {
-				res.seen["n"] = opt
-				i++
-				continue
-			}
-			full, kind, err := matchLong(name, spec, opt)
-			if err != nil {
-				return res, err
-			}
-			switch kind {
-			case 0: // no argument
-				if hasVal {
-					return res, fmt.Errorf("cannot determine the program run by %s: option --%s takes no value", name, full)
-				}
-				res.seen[full] = ""
-			case 1: // argument
-				if hasVal {
-					res.seen[full] = val
-				} else {
-					i++
-					if i >= len(args) {
-						return res, fmt.Errorf("cannot determine the program run by %s: option --%s needs a value", name, full)
-					}
-					if err := value(full, args[i]); err != nil {
-						return res, err
-					}
-				}
-			case 2: // optional attached argument
-				res.seen[full] = val
-			}
-			i++
+			i, err = p.long(s, i)
 		default:
-			if spec.digits && isDigits(s[1:]) {
-				res.seen["n"] = s[1:]
-				i++
-				continue
-			}
-			for j := 1; j < len(s); j++ {
-				ch := s[j]
-				opt := string(ch)
-				switch {
-				case strings.IndexByte(spec.flags, ch) >= 0:
-					res.seen[opt] = ""
-				case strings.IndexByte(spec.args, ch) >= 0:
-					if j+1 < len(s) {
-						res.seen[opt] = s[j+1:]
-					} else {
-						i++
-						if i >= len(args) {
-							return res, fmt.Errorf("cannot determine the program run by %s: option -%s needs a value", name, opt)
-						}
-						if err := value(opt, args[i]); err != nil {
-							return res, err
-						}
-					}
-					j = len(s)
-				case strings.IndexByte(spec.optional, ch) >= 0:
-					res.seen[opt] = s[j+1:]
-					j = len(s)
-				default:
-					return res, fmt.Errorf("cannot determine the program run by %s: unknown option -%s", name, opt)
-				}
-			}
-			i++
+			i, err = p.cluster(s, i)
 		}
+		if err != nil {
+			return p.res, err
+		}
+		i++
 	}
 	if spec.assigns {
 		for i < len(args) && isAssignWord(args[i]) {
@@ -208,12 +184,93 @@ options:
 	}
 	for k := 0; k < spec.operands && i < len(args); k++ {
 		if !singleField(args[i]) {
-			return res, fmt.Errorf("cannot determine the program run by %s: %s may expand to several words", name, wordText(args[i]))
+			return p.res, fmt.Errorf("cannot determine the program run by %s: %s may expand to several words", name, wordText(args[i]))
 		}
 		i++
 	}
-	res.prog = i
-	return res, nil
+	p.res.prog = i
+	return p.res, nil
+}
+
+// optParser is the state of one parseOpts.
+type optParser struct {
+	name string
+	spec optSpec
+	args []*syntax.Word
+	res  parsedOpts
+}
+
+// value records the value of option opt given in the word w.
+func (p *optParser) value(opt string, w *syntax.Word) error {
+	if l, ok := staticWord(w); ok && !l.hasGlob() && !l.hasBraces() {
+		p.res.seen[opt] = l.s
+		return nil
+	}
+	if !singleField(w) {
+		return fmt.Errorf("cannot determine the program run by %s: the value of option %s (%s) may expand to several words", p.name, opt, wordText(w))
+	}
+	p.res.seen[opt] = ""
+	p.res.dynamic[opt] = true
+	return nil
+}
+
+// long handles the long option s at args[i] and returns the index of its
+// last word.
+func (p *optParser) long(s string, i int) (int, error) {
+	opt, val, hasVal := strings.Cut(s[2:], "=")
+	full, kind, err := matchLong(p.name, p.spec, opt)
+	if err != nil {
+		return i, err
+	}
+	switch kind {
+	case 0: // no argument
+		if hasVal {
+			return i, fmt.Errorf("cannot determine the program run by %s: option --%s takes no value", p.name, full)
+		}
+		p.res.seen[full] = ""
+	case 1: // argument
+		if hasVal {
+			p.res.seen[full] = val
+			return i, nil
+		}
+		i++
+		if i >= len(p.args) {
+			return i, fmt.Errorf("cannot determine the program run by %s: option --%s needs a value", p.name, full)
+		}
+		return i, p.value(full, p.args[i])
+	case 2: // optional attached argument
+		p.res.seen[full] = val
+	}
+	return i, nil
+}
+
+// cluster handles the short options s at args[i] (-i0, -n10, -u root) and
+// returns the index of its last word.
+func (p *optParser) cluster(s string, i int) (int, error) {
+	for j := 1; j < len(s); j++ {
+		ch := s[j]
+		opt := string(ch)
+		switch {
+		case strings.IndexByte(p.spec.flags, ch) >= 0:
+			p.res.seen[opt] = ""
+		case strings.IndexByte(p.spec.args, ch) >= 0:
+			if j+1 < len(s) {
+				p.res.seen[opt] = s[j+1:]
+				return i, nil
+			}
+			i++
+			if i >= len(p.args) {
+				return i, fmt.Errorf("cannot determine the program run by %s: option -%s needs a value", p.name, opt)
+			}
+			return i, p.value(opt, p.args[i])
+		case strings.IndexByte(p.spec.optional, ch) >= 0:
+			p.res.seen[opt] = s[j+1:]
+			return i, nil
+		default:
+			return i, fmt.Errorf("cannot determine the program run by %s: unknown option -%s", p.name, opt)
+		}
+	}
+	return i, nil
 }
 
 // matchLong resolves a long option the way getopt_long does, accepting an

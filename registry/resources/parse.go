@@ -1,0 +1,80 @@
+package resources
+
+import (
+	"path"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+var parserPool = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
+// script parses src and analyses it in context c. c.depth is the nesting
+// level of src itself.
+func (a *analyzer) script(src string, c ctx) {
+	if a.err != nil {
+		return
+	}
+	if c.depth > maxShellDepth {
+		a.failf("cannot analyse shell command: scripts nested more than %d levels deep", maxShellDepth)
+		return
+	}
+	p := parserPool.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(src), "")
+	parserPool.Put(p)
+	if err != nil {
+		if c.depth > 0 {
+			a.failf("cannot parse nested shell script %q: %v", shorten(src), err)
+		} else {
+			a.failf("cannot parse shell command: %v", err)
+		}
+		return
+	}
+	a.prescanCwd(f)
+	a.stmts(f.Stmts, c)
+}
+
+// nested analyses a script run by the current shell or a child shell that
+// inherits the current standard input.
+func (a *analyzer) nested(src string, c ctx) {
+	inner := c
+	inner.depth++
+	inner.xargs, inner.subst = false, ""
+	a.script(src, inner)
+}
+
+// prescanCwd makes relative redirection targets unresolvable when something
+// that may change directory sits inside a loop or a function body: there the
+// textual order is not the execution order.
+func (a *analyzer) prescanCwd(f *syntax.File) {
+	if a.cwdUnknown {
+		return
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if a.cwdUnknown {
+			return false
+		}
+		switch n.(type) {
+		case *syntax.WhileClause, *syntax.ForClause, *syntax.FuncDecl:
+			if mentionsCwdChange(n) {
+				a.cwdUnknown = true
+			}
+			return false
+		}
+		return true
+	})
+}
+
+func mentionsCwdChange(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(m syntax.Node) bool {
+		if w, ok := m.(*syntax.Word); ok {
+			if l, ok := staticWord(w); ok && cwdWords[path.Base(l.s)] {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
