@@ -125,9 +125,9 @@ func TestDecideTable(t *testing.T) {
 			if tc.covered {
 				covered = func(string, []string) bool { return true }
 			}
-			res := Decide(s, ws, tc.lease, tc.call, now, covered)
+			res := Evaluate(s, ws, tc.lease, tc.call, now, covered)
 			if res.Verdict != tc.want || !strings.Contains(res.Reason, tc.reason) {
-				t.Fatalf("Decide = %s %q, want %s containing %q", res.Verdict, res.Reason, tc.want, tc.reason)
+				t.Fatalf("Evaluate = %s %q, want %s containing %q", res.Verdict, res.Reason, tc.want, tc.reason)
 			}
 			if res.Verdict == VerdictAsk && len(res.Approvals) == 0 {
 				t.Fatalf("an ask names no approval: %+v", res)
@@ -136,6 +136,6 @@ func TestDecideTable(t *testing.T) {
 	}
 	// The gate is pure: the state is unchanged by deciding.
 	if l := s.Leases["root"]; l.Spent.Steps != 0 || len(l.Activity) != 0 {
-		t.Fatalf("Decide changed the state: %+v", l)
+		t.Fatalf("Evaluate changed the state: %+v", l)
 	}
 }
