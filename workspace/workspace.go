@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasedeck/leasedeck/durable"
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/schemas"
 )
@@ -270,35 +271,10 @@ func (w Workspace) EnsureToken() (string, error) {
 		return "", err
 	}
 	t := hex.EncodeToString(b)
-	if err := writeFileSync(p, []byte(t+"\n"), 0o600); err != nil {
+	if err := durable.WriteFile(p, []byte(t+"\n"), 0o600); err != nil {
 		return "", err
 	}
 	return t, nil
-}
-
-// writeFileSync writes a new file durably (temp file, fsync, rename).
-func writeFileSync(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // LoadBridgeSettings reads only what a hook process needs from
