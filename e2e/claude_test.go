@@ -208,7 +208,7 @@ func TestClaudeCode(t *testing.T) {
 
 	t.Run("rm -rf of the workspace", func(t *testing.T) {
 		refused("main", 8, workspaceItself)
-		for _, p := range []string{e.path("src/hello.txt"), e.path("docs/README.md"), filepath.Join(e.ws, ".leasedeck", "key")} {
+		for _, p := range []string{e.path("src/hello.txt"), e.path("docs/README.md"), filepath.Join(e.ws, ".leasedeck", "policy.json")} {
 			if !exists(p) {
 				t.Errorf("%s is gone: rm -rf of the workspace ran", p)
 			}

@@ -140,7 +140,7 @@ func checkStandard(t *testing.T, e *env, d dialect, srv *fakemodel.Server, seen 
 	})
 	t.Run("rm -rf of the workspace", func(t *testing.T) {
 		refused(stRmWorkspace, workspaceItself)
-		for _, p := range []string{e.path("src/hello.txt"), e.path("docs/README.md"), filepath.Join(e.ws, ".leasedeck", "key")} {
+		for _, p := range []string{e.path("src/hello.txt"), e.path("docs/README.md"), filepath.Join(e.ws, ".leasedeck", "policy.json")} {
 			if !exists(p) {
 				t.Errorf("%s is gone: rm -rf of the workspace ran", p)
 			}

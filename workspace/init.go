@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/leasedeck/leasedeck/durable"
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/schemas"
 )
@@ -31,9 +30,10 @@ var devCommands = []string{"git", "go", "gofmt", "make", "node", "npm", "npx", "
 	"basename", "dirname", "date", "sleep", "bash", "sh", "curl", "tee", "stat", "file", "du", "tree"}
 
 // protectedPaths are denied to every agent: the workspace state (journal,
-// key), credentials, the user-level leasedeck config (operator token) and
-// every client's hook settings, so no agent can touch the evidence, the
-// key, its own hooks or the cockpit.
+// policy), credentials, leasedeck's per-user state and config (key,
+// operator token; the registry adds the directories' current spellings
+// itself, see ImplicitDenyPaths) and every client's hook settings, so no
+// agent can touch the evidence, the key, its own hooks or the cockpit.
 var protectedPaths = []string{".leasedeck/**", "~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/leasedeck/**",
 	".claude/settings.json", ".claude/settings.local.json", ".codex/**", ".gemini/**", ".github/hooks/**", ".vscode/settings.json",
 	"~/.claude/settings.json", "~/.claude/settings.local.json", "~/.codex/**", "~/.gemini/**"}
@@ -95,20 +95,29 @@ type InitResult struct {
 	Workspace Workspace
 	Created   []string
 	Kept      []string
+	Migrated  []string // what moved out of the workspace (see Migrate)
 	TokenPath string
 }
 
 // Init creates .leasedeck/ in dir (0700, files 0600) with the default
-// policy, the agents' declared manifests, a fresh key, the journal
-// directory and the operator token outside the workspace. Existing files
-// are never overwritten.
+// policy, the agents' declared manifests and the journal directory, and
+// the state directory outside it with a fresh key, the operator token and
+// the handshake secret. An existing workspace is migrated first (its key
+// and token move to the state directory). Existing files are never
+// overwritten.
 func Init(dir string) (InitResult, error) {
 	root, err := canonical(dir)
 	if err != nil {
 		return InitResult{}, fmt.Errorf("workspace directory %s: %w", dir, err)
 	}
-	w := Workspace{Root: root}
+	w, err := open(root)
+	if err != nil {
+		return InitResult{}, err
+	}
 	res := InitResult{Workspace: w}
+	if err := w.EnsureStateDir(); err != nil {
+		return res, err
+	}
 	for _, d := range []string{w.Dir(), w.AgentsDir(), w.JournalDir()} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return res, err
@@ -117,6 +126,9 @@ func Init(dir string) (InitResult, error) {
 			return res, err
 		}
 	}
+	if res.Migrated, err = w.Migrate(); err != nil {
+		return res, err
+	}
 	write := func(path string, data []byte) error {
 		if _, err := os.Stat(path); err == nil {
 			res.Kept = append(res.Kept, path)
@@ -124,7 +136,7 @@ func Init(dir string) (InitResult, error) {
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		if err := durable.WriteFile(path, data, 0o600); err != nil {
+		if err := writeFileSync(path, data, 0o600); err != nil {
 			return err
 		}
 		res.Created = append(res.Created, path)
@@ -152,13 +164,17 @@ func Init(dir string) (InitResult, error) {
 	if err := write(w.KeyPath(), []byte(hex.EncodeToString(key)+"\n")); err != nil {
 		return res, err
 	}
-	// Keep the key, the journal and the socket out of version control.
+	// Nothing secret is in .leasedeck/ any more; the journal and the
+	// agents' files still stay out of version control.
 	if err := write(filepath.Join(w.Dir(), ".gitignore"), []byte("*\n")); err != nil {
 		return res, err
 	}
 	if _, err := w.EnsureToken(); err != nil {
 		return res, fmt.Errorf("operator token: %w", err)
 	}
-	res.TokenPath, _ = w.TokenPath()
+	if _, err := w.EnsureHandshakeKey(); err != nil {
+		return res, fmt.Errorf("handshake secret: %w", err)
+	}
+	res.TokenPath = w.TokenPath()
 	return res, nil
 }

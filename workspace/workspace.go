@@ -1,7 +1,8 @@
 // Package workspace finds and creates a leasedeck workspace (`.leasedeck/`)
-// and reads what lives in it: the root policy and settings, the agents'
-// declared manifests, the deployment key, and the operator token that
-// lives outside it.
+// and reads what lives in it — the root policy and settings, the agents'
+// declared manifests, the journal — and in its private state directory
+// outside it: the deployment key, the operator token, the handshake
+// secret, the journal head, the checkpoint key, the socket and the lock.
 package workspace
 
 import (
@@ -15,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/leasedeck/leasedeck/durable"
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/schemas"
 )
@@ -28,7 +28,17 @@ const EnvWorkspace = "LEASEDECK_WORKSPACE"
 
 // Workspace is a located workspace.
 type Workspace struct {
-	Root string // the directory holding .leasedeck/ (absolute, symlinks resolved)
+	Root  string // the directory holding .leasedeck/ (absolute, symlinks resolved)
+	State string // the private state directory, outside Root (see StateDir)
+}
+
+// open makes the Workspace for a canonical root, with its state directory.
+func open(root string) (Workspace, error) {
+	st, err := stateDirFor(root)
+	if err != nil {
+		return Workspace{}, err
+	}
+	return Workspace{Root: root, State: st}, nil
 }
 
 // Dir is .leasedeck/ itself.
@@ -36,11 +46,12 @@ func (w Workspace) Dir() string { return filepath.Join(w.Root, DirName) }
 
 // Paths of the workspace's files.
 func (w Workspace) PolicyPath() string { return filepath.Join(w.Dir(), "policy.json") }
-func (w Workspace) KeyPath() string    { return filepath.Join(w.Dir(), "key") }
 func (w Workspace) JournalDir() string { return filepath.Join(w.Dir(), "journal") }
-func (w Workspace) LockPath() string   { return filepath.Join(w.Dir(), "registry.lock") }
-func (w Workspace) SocketPath() string { return filepath.Join(w.Dir(), "registry.sock") }
 func (w Workspace) AgentsDir() string  { return filepath.Join(w.Dir(), "agents") }
+
+// LegacyKeyPath is where the key lived before it moved to the state
+// directory (migrated on first start, see Migrate).
+func (w Workspace) LegacyKeyPath() string { return filepath.Join(w.Dir(), "key") }
 func (w Workspace) AgentPath(client string) string {
 	return filepath.Join(w.AgentsDir(), client+".json")
 }
@@ -63,7 +74,7 @@ func Find(flag, start string) (Workspace, error) {
 		if st, err := os.Stat(filepath.Join(root, DirName)); err != nil || !st.IsDir() {
 			return Workspace{}, fmt.Errorf("workspace %s has no %s/ directory; run 'leasedeck init %s'", flag, DirName, flag)
 		}
-		return Workspace{Root: root}, nil
+		return open(root)
 	}
 	dir, err := canonical(start)
 	if err != nil {
@@ -71,7 +82,7 @@ func Find(flag, start string) (Workspace, error) {
 	}
 	for {
 		if st, err := os.Stat(filepath.Join(dir, DirName)); err == nil && st.IsDir() {
-			return Workspace{Root: dir}, nil
+			return open(dir)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -122,10 +133,15 @@ func (e *PolicyError) Error() string {
 // the JSON pointer of the offending member.
 func (w Workspace) LoadSettings() (Settings, error) {
 	path := w.PolicyPath()
-	b, err := os.ReadFile(path)
+	b, err := readBounded(path)
 	if err != nil {
 		return Settings{}, fmt.Errorf("cannot read policy: %w", err)
 	}
+	return parseSettings(path, b)
+}
+
+// parseSettings checks the bytes of policy.json (read from path).
+func parseSettings(path string, b []byte) (Settings, error) {
 	v, err := schemas.ParseJSON(b)
 	if err != nil {
 		return Settings{}, &PolicyError{Path: path, Msg: err.Error()}
@@ -138,6 +154,9 @@ func (w Workspace) LoadSettings() (Settings, error) {
 	if !ok {
 		return Settings{}, &PolicyError{Path: path, Pointer: "/root", Msg: "missing: the root policy manifest"}
 	}
+	// leasedeck's own state is denied to every agent, whatever the file
+	// says: an implicit deny the policy cannot remove.
+	withImplicitDenies(root)
 	errs, err := schemas.Validate(schemas.Manifest, root)
 	if err != nil {
 		return Settings{}, err
@@ -181,7 +200,8 @@ func positiveInt(v any) (int64, bool) {
 	return i, err == nil && i > 0 && i <= 1<<53-1
 }
 
-// LoadKey reads the deployment key. The published test key is refused.
+// LoadKey reads the deployment key from the state directory. The
+// published test key is refused.
 func (w Workspace) LoadKey() (registry.Key, error) {
 	b, err := os.ReadFile(w.KeyPath())
 	if err != nil {
@@ -211,18 +231,21 @@ func (w Workspace) LoadAgent(client string) (any, error) {
 	return v, nil
 }
 
-// ID is a stable, non-reversible name for the workspace, used to find
-// its operator token under the user's config directory.
-func (w Workspace) ID() string {
-	sum := sha256.Sum256([]byte(w.Root))
+// ID is a stable, non-reversible name for the workspace: the name of its
+// state directory.
+func (w Workspace) ID() string { return idOf(w.Root) }
+
+func idOf(root string) string {
+	sum := sha256.Sum256([]byte(root))
 	return hex.EncodeToString(sum[:])[:16]
 }
 
-// ConfigDir is the user-level leasedeck directory ($XDG_CONFIG_HOME or
-// ~/.config, /leasedeck). The root policy denies it to agents.
+// ConfigDir is the user-level leasedeck config directory ($XDG_CONFIG_HOME
+// or ~/.config, /leasedeck), where operator tokens lived before they moved
+// to the state directory. The registry still denies it to agents.
 func ConfigDir() (string, error) {
-	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
-		return filepath.Join(x, "leasedeck"), nil
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(filepath.Clean(x), "leasedeck"), nil
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -231,9 +254,9 @@ func ConfigDir() (string, error) {
 	return filepath.Join(home, ".config", "leasedeck"), nil
 }
 
-// TokenPath is where this workspace's operator token lives: outside the
-// workspace, under the user's config dir, 0600.
-func (w Workspace) TokenPath() (string, error) {
+// LegacyTokenPath is where this workspace's operator token lived before
+// it moved to the state directory.
+func (w Workspace) LegacyTokenPath() (string, error) {
 	d, err := ConfigDir()
 	if err != nil {
 		return "", err
@@ -243,10 +266,7 @@ func (w Workspace) TokenPath() (string, error) {
 
 // LoadToken reads the operator token.
 func (w Workspace) LoadToken() (string, error) {
-	p, err := w.TokenPath()
-	if err != nil {
-		return "", err
-	}
+	p := w.TokenPath()
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return "", fmt.Errorf("cannot read the operator token (%s): %w; 'leasedeck init' creates it", p, err)
@@ -259,22 +279,50 @@ func (w Workspace) EnsureToken() (string, error) {
 	if t, err := w.LoadToken(); err == nil && t != "" {
 		return t, nil
 	}
-	p, err := w.TokenPath()
+	if err := w.EnsureStateDir(); err != nil {
+		return "", err
+	}
+	t, err := randomHex()
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+	if err := writeFileSync(w.TokenPath(), []byte(t+"\n"), 0o600); err != nil {
 		return "", err
 	}
+	return t, nil
+}
+
+func randomHex() (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
 	}
-	t := hex.EncodeToString(b)
-	if err := durable.WriteFile(p, []byte(t+"\n"), 0o600); err != nil {
-		return "", err
+	return hex.EncodeToString(b), nil
+}
+
+// writeFileSync writes a new file durably (temp file, fsync, rename).
+func writeFileSync(path string, data []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
 	}
-	return t, nil
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // LoadBridgeSettings reads only what a hook process needs from

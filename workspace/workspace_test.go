@@ -9,7 +9,7 @@ import (
 )
 
 func TestFindUpwardAndOverrides(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	isolate(t)
 	t.Setenv(EnvWorkspace, "")
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	if _, err := Init(root); err != nil {
@@ -35,7 +35,7 @@ func TestFindUpwardAndOverrides(t *testing.T) {
 }
 
 func TestInitIsIdempotentAndPrivate(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	isolate(t)
 	root := t.TempDir()
 	res, err := Init(root)
 	if err != nil || len(res.Created) == 0 {
@@ -71,7 +71,7 @@ func TestInitIsIdempotentAndPrivate(t *testing.T) {
 }
 
 func TestPolicyErrorsNameThePointer(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	isolate(t)
 	res, _ := Init(t.TempDir())
 	w := res.Workspace
 	for body, want := range map[string]string{
@@ -87,9 +87,8 @@ func TestPolicyErrorsNameThePointer(t *testing.T) {
 		if _, err := w.LoadSettings(); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v (want %q)", body, err, want)
 		}
-		// A hook never fails on a bad policy: it falls back to enforce.
-		if s := w.LoadBridgeSettings(); s.Mode != "enforce" {
-			t.Errorf("%s: bridge settings mode %q", body, s.Mode)
+		if _, err := w.LoadPolicy(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("LoadPolicy %s: %v (want %q)", body, err, want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/workspace"
 )
 
 const payloadDir = "../../bridge/testdata"
@@ -285,7 +286,8 @@ func benchHook(b *testing.B, parallel int) {
 	t := &testing.T{}
 	_ = t
 	dir, _ := filepath.EvalSymlinks(b.TempDir())
-	env := append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".cfg"), "LEASEDECK_WORKSPACE=")
+	base := shortTempDir(b)
+	env := isolatedEnv(base)
 	run := func(stdin string, args ...string) {
 		cmd := exec.Command(binary, args...)
 		cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader(stdin)
@@ -301,7 +303,7 @@ func benchHook(b *testing.B, parallel int) {
 	}
 	defer func() { serve.Process.Signal(os.Interrupt); serve.Wait() }()
 	for i := 0; i < 100; i++ {
-		if _, err := os.Stat(filepath.Join(dir, ".leasedeck", "registry.sock")); err == nil {
+		if _, err := os.Stat(filepath.Join(base, "s", "leasedeck", workspace.Workspace{Root: dir}.ID(), "registry.sock")); err == nil {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -201,11 +201,13 @@ func runDemo(args []string, e *env) int {
 		return exitInvalid
 	}
 	defer os.RemoveAll(dir)
-	// The demo's operator token goes to its own config dir: nothing of the
-	// user's is read or written.
-	if err := os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config")); err != nil {
-		e.errorf("%v", err)
-		return exitInvalid
+	// The demo's key, operator token and socket go to its own state dir:
+	// nothing of the user's is read or written.
+	for v, sub := range map[string]string{"XDG_CONFIG_HOME": "config", workspace.EnvStateHome: "state"} {
+		if err := os.Setenv(v, filepath.Join(dir, sub)); err != nil {
+			e.errorf("%v", err)
+			return exitInvalid
+		}
 	}
 	os.Unsetenv(workspace.EnvWorkspace)
 	root := filepath.Join(dir, "workspace")

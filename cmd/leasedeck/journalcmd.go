@@ -18,6 +18,7 @@ import (
 
 	"github.com/leasedeck/leasedeck/journal"
 	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/workspace"
 )
 
 // defaultJournalDir is where `leasedeck journal` looks without a DIR.
@@ -48,7 +49,7 @@ func runJournal(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func journalUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: leasedeck journal verify [DIR]")
 	fmt.Fprintln(w, "       leasedeck journal tail [--follow] [--json] [-n N] [DIR]")
-	fmt.Fprintf(w, "DIR defaults to %s; the key is read from DIR/../key.\n", defaultJournalDir)
+	fmt.Fprintf(w, "DIR defaults to %s; the key is read from the workspace's state directory.\n", defaultJournalDir)
 }
 
 // journalDir resolves the DIR argument and checks that it is a directory,
@@ -84,7 +85,10 @@ func runJournalVerify(args []string, e *env) int {
 	if !ok {
 		return exitInvalid
 	}
-	keyPath := filepath.Join(dir, "..", "key")
+	keyPath, note := journalKeyPath(dir)
+	if note != "" {
+		fmt.Fprintf(e.stderr, "note: %s\n", note)
+	}
 	text, err := os.ReadFile(keyPath)
 	if err != nil {
 		e.errorf("journal verify: cannot read the deployment key %s: %v (macs cannot be checked without it)", keyPath, unwrapPathErr(err))
@@ -125,6 +129,25 @@ func runJournalVerify(args []string, e *env) int {
 	}
 	fmt.Fprintf(e.stdout, "journal %s ok (%s)\n", dir, strings.Join(parts, "; "))
 	return exitOK
+}
+
+// journalKeyPath is the deployment key of the workspace whose journal is
+// dir: in the workspace's state directory. Only a workspace that has not
+// been migrated yet (no key there) is verified with the key beside the
+// journal, and the note says so.
+func journalKeyPath(dir string) (path, note string) {
+	legacy := filepath.Join(dir, "..", "key")
+	w, err := workspace.ForJournal(dir)
+	if err != nil {
+		return legacy, ""
+	}
+	if _, err := os.Stat(w.KeyPath()); err == nil {
+		return w.KeyPath(), ""
+	}
+	if _, err := os.Stat(legacy); err == nil {
+		return legacy, "the key is read from the workspace (" + legacy + "): this workspace has not moved its key to " + w.StateDir() + " yet; start its registry once"
+	}
+	return w.KeyPath(), ""
 }
 
 // oneLine keeps one break to one output line whatever its reason holds.
@@ -188,7 +211,7 @@ func runJournalTail(args []string, e *env) int {
 	defer stop()
 	batches := make(chan journal.Batch, 16)
 	tailErr := make(chan error, 1)
-	go func() { tailErr <- journal.Tail(ctx, dir, journal.TailOptions{From: next}, batches) }()
+	go func() { tailErr <- journal.Tail(ctx, dir, next, batches) }()
 	for {
 		select {
 		case b := <-batches:
@@ -201,10 +224,6 @@ func runJournalTail(args []string, e *env) int {
 			}
 			for _, p := range b.Problems {
 				warn(p)
-			}
-			for _, br := range b.Breaks {
-				out.Flush()
-				e.errorf("journal tail: %s", oneLine(br.String()))
 			}
 			out.Flush()
 		case err := <-tailErr:

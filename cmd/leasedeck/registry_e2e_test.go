@@ -13,26 +13,57 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/workspace"
 )
 
 // wsEnv is a temporary workspace with its own config dir (for the
 // operator token), used through the real binary.
 type wsEnv struct {
-	t    *testing.T
-	dir  string
-	env  []string
-	serv *exec.Cmd
+	t     *testing.T
+	dir   string
+	state string // $XDG_STATE_HOME: the key, the token and the socket live below it
+	cfg   string // $XDG_CONFIG_HOME
+	env   []string
+	serv  *exec.Cmd
+}
+
+// shortTempDir is a temporary directory with a short path (a Unix socket
+// path is limited to about 100 bytes).
+func shortTempDir(t testing.TB) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "ld")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	d, _ = filepath.EvalSymlinks(d)
+	return d
+}
+
+// isolatedEnv is the environment of a leasedeck process whose config and
+// state directories are base/c and base/s.
+func isolatedEnv(base string) []string {
+	return append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(base, "c"), "XDG_STATE_HOME="+filepath.Join(base, "s"), "LEASEDECK_WORKSPACE=")
 }
 
 func newWorkspace(t *testing.T) *wsEnv {
 	t.Helper()
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	w := &wsEnv{t: t, dir: dir, env: append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".cfg"), "LEASEDECK_WORKSPACE=")}
+	base := shortTempDir(t)
+	w := &wsEnv{t: t, dir: dir, state: filepath.Join(base, "s"), cfg: filepath.Join(base, "c"), env: isolatedEnv(base)}
 	if r := w.run("", "init", dir); r.code != 0 {
 		t.Fatalf("init: %+v", r)
 	}
 	return w
 }
+
+// stateDir is the workspace's private state directory.
+func (w *wsEnv) stateDir() string {
+	return filepath.Join(w.state, "leasedeck", workspace.Workspace{Root: w.dir}.ID())
+}
+
+// sock is the registry's socket.
+func (w *wsEnv) sock() string { return filepath.Join(w.stateDir(), "registry.sock") }
 
 func (w *wsEnv) run(stdin string, args ...string) result {
 	w.t.Helper()
@@ -54,8 +85,9 @@ func (w *wsEnv) run(stdin string, args ...string) result {
 	return result{code, out.String(), errb.String()}
 }
 
-// serve starts `leasedeck serve` and waits for its socket.
-func (w *wsEnv) serve() {
+// serve starts `leasedeck serve` and waits for its socket; it returns
+// what serve said before it was ready.
+func (w *wsEnv) serve() []string {
 	w.t.Helper()
 	cmd := exec.Command(binary, "serve")
 	cmd.Dir, cmd.Env = w.dir, w.env
@@ -64,21 +96,25 @@ func (w *wsEnv) serve() {
 		w.t.Fatal(err)
 	}
 	w.serv = cmd
-	ready := make(chan string, 1)
+	ready := make(chan []string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
+		var said []string
 		for sc.Scan() {
+			said = append(said, sc.Text())
 			if strings.Contains(sc.Text(), "registry serving") {
-				ready <- sc.Text()
+				ready <- said
 			}
 		}
 	}()
+	var said []string
 	select {
-	case <-ready:
+	case said = <-ready:
 	case <-time.After(10 * time.Second):
 		w.t.Fatal("serve did not start")
 	}
 	w.t.Cleanup(func() { w.stop() })
+	return said
 }
 
 func (w *wsEnv) stop() {
@@ -183,7 +219,7 @@ func TestRegistryEndToEnd(t *testing.T) {
 	check(grand, "Bash", `not json`, 1, "--input")
 
 	// Spend the root's six steps through a socket client, as the bridge will.
-	c, err := registry.Dial(filepath.Join(w.dir, ".leasedeck", "registry.sock"), time.Second)
+	c, err := registry.Dial(w.sock(), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +241,7 @@ func TestRegistryEndToEnd(t *testing.T) {
 	// call answered; it takes the last step.
 	answered := make(chan registry.GateAnswer, 1)
 	go func() {
-		c2, err := registry.Dial(filepath.Join(w.dir, ".leasedeck", "registry.sock"), time.Second)
+		c2, err := registry.Dial(w.sock(), time.Second)
 		if err != nil {
 			answered <- registry.GateAnswer{Reason: err.Error()}
 			return
@@ -284,7 +320,7 @@ func TestRegistryEndToEnd(t *testing.T) {
 func TestSocketBadInput(t *testing.T) {
 	w := newWorkspace(t)
 	w.serve()
-	sock := filepath.Join(w.dir, ".leasedeck", "registry.sock")
+	sock := w.sock()
 	conn, err := (&netDialer{}).dial(sock)
 	if err != nil {
 		t.Fatal(err)
@@ -345,17 +381,18 @@ func TestInitAndPolicyErrors(t *testing.T) {
 			t.Errorf("%s: %v %v", p, st.Mode(), err)
 		}
 	}
-	for _, p := range []string{"policy.json", "key", "agents/claude-code.json", "agents/codex-cli.json", "agents/gemini-code-assist.json", "agents/github-copilot.json"} {
+	for _, p := range []string{"policy.json", "agents/claude-code.json", "agents/codex-cli.json", "agents/gemini-code-assist.json", "agents/github-copilot.json"} {
 		if st, err := os.Stat(filepath.Join(ld, p)); err != nil || st.Mode().Perm() != 0o600 {
 			t.Errorf("%s: %v %v", p, st, err)
 		}
 	}
-	tok, _ := filepath.Glob(filepath.Join(w.dir, ".cfg", "leasedeck", "tokens", "*"))
-	if len(tok) != 1 {
-		t.Fatalf("operator token: %v", tok)
+	for _, p := range []string{"key", "token", "handshake.key"} {
+		if st, err := os.Stat(filepath.Join(w.stateDir(), p)); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("state %s: %v %v", p, st, err)
+		}
 	}
-	if st, _ := os.Stat(tok[0]); st.Mode().Perm() != 0o600 {
-		t.Errorf("token mode %v", st.Mode())
+	if _, err := os.Stat(filepath.Join(ld, "key")); !os.IsNotExist(err) {
+		t.Errorf("init wrote a key into the workspace (%v)", err)
 	}
 	// init again keeps everything.
 	if r := w.run("", "init", w.dir); r.code != 0 || strings.Contains(r.stdout, "created") {

@@ -64,7 +64,10 @@ func runInit(args []string, e *env) int {
 	for _, p := range res.Kept {
 		fmt.Fprintf(e.stdout, "  kept    %s\n", p)
 	}
-	fmt.Fprintf(e.stdout, "operator token: %s (0600, outside the workspace)\n", res.TokenPath)
+	for _, n := range res.Migrated {
+		fmt.Fprintf(e.stdout, "  %s\n", n)
+	}
+	fmt.Fprintf(e.stdout, "state (key, operator token, socket): %s (0700, outside the workspace)\n", res.Workspace.StateDir())
 	return exitOK
 }
 
@@ -91,6 +94,14 @@ func findOrCreateWorkspace(flagValue string, e *env) (workspace.Workspace, bool)
 
 // openService loads a workspace's settings and key and opens the registry.
 func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Settings, string, int) {
+	notes, err := w.Migrate()
+	for _, n := range notes {
+		fmt.Fprintf(e.stderr, "leasedeck: %s\n", n)
+	}
+	if err != nil {
+		e.errorf("%v", err)
+		return nil, workspace.Settings{}, "", exitInvalid
+	}
 	settings, err := w.LoadSettings()
 	if err != nil {
 		e.errorf("policy refused: %v", err)
@@ -104,6 +115,10 @@ func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Se
 	token, err := w.EnsureToken()
 	if err != nil {
 		e.errorf("operator token: %v", err)
+		return nil, settings, "", exitInvalid
+	}
+	if _, err := w.EnsureHandshakeKey(); err != nil {
+		e.errorf("handshake secret: %v", err)
 		return nil, settings, "", exitInvalid
 	}
 	svc, err := registry.Open(registry.Config{

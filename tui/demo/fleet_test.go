@@ -19,6 +19,7 @@ import (
 func TestFleetDrivesTheRealProtocol(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "cfg"))
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	res, err := workspace.Init(dir)
 	if err != nil {
 		t.Fatal(err)
