@@ -90,6 +90,14 @@ type chainChecker struct {
 	headSeq   uint64
 	headHash  [32]byte
 	extraLine func(*analysed) []string // caller's own rules, for intact lines
+	// live reports a forward jump in seq at once, as a gap, rather than
+	// waiting to see whether a later line fills it: a live reader must
+	// say what it sees now.
+	live bool
+	// midFile: reading starts after the file's first line, so the first
+	// line seen sets where seq counts from and its prev is not checked.
+	midFile bool
+	touched []int // lines reported since the last takeTouched
 }
 
 func newChainChecker(file string) *chainChecker {
@@ -97,6 +105,7 @@ func newChainChecker(file string) *chainChecker {
 }
 
 func (c *chainChecker) report(line int, off int64, seq uint64, reason string) {
+	c.touched = append(c.touched, line)
 	if b, ok := c.breaks[line]; ok {
 		b.Reason += "; " + reason
 		return
@@ -117,38 +126,22 @@ func (c *chainChecker) get(seq uint64) *ringEntry {
 // readable, untouched and in its place.
 func (c *chainChecker) add(a *analysed) bool {
 	c.lines++
-	var reasons []string
-	// suspect: the line's bytes are not the writer's, so neither its seq
-	// nor its hash can be relied on.
-	suspect := false
-	if a.jsonErr != nil {
-		reasons = append(reasons, "not JSON: "+a.jsonErr.Error())
-		suspect = true
-	} else {
-		switch a.mac {
-		case macMissing:
-			reasons = append(reasons, `no mac: the line does not end with a ,"mac":"<64 hex>" member`)
-			suspect = true
-		case macBad:
-			reasons = append(reasons, "mac mismatch: the line was changed after it was written (or written under another key)")
-			suspect = true
-		}
-		if a.seqErr != "" {
-			reasons = append(reasons, a.seqErr)
-			suspect = true
-		}
-		if a.prevErr != "" {
-			reasons = append(reasons, a.prevErr)
-		}
-		if a.schemaErr != nil {
-			reasons = append(reasons, "cannot be validated: "+a.schemaErr.Error())
-		} else if len(a.schema) > 0 {
-			reasons = append(reasons, "schema: "+schemaSummary(a.schema))
-		}
-	}
+	reasons, suspect := lineReasons(a)
 
 	var seq uint64
 	reportSeq := a.Seq
+	if c.midFile && c.lines == 1 && !suspect {
+		// The first line continues a file read from the middle: its
+		// predecessor is not here to compare with.
+		c.maxSeq, c.prevSeq = a.Seq, a.Seq
+		c.ring[a.Seq%ringSize] = ringEntry{seq: a.Seq, hash: a.hash, line: a.Number}
+		c.headSeq, c.headHash = a.Seq, a.hash
+		if len(reasons) > 0 {
+			c.report(a.Number, a.Offset, reportSeq, strings.Join(reasons, "; "))
+			return false
+		}
+		return true
+	}
 	if suspect {
 		// The line's own seq cannot be trusted: it takes the place its
 		// position implies, and is reported by seq only when the two agree.
@@ -166,6 +159,9 @@ func (c *chainChecker) add(a *analysed) bool {
 		seq = a.Seq
 		switch {
 		case seq == c.maxSeq+1:
+			c.maxSeq = seq
+		case seq > c.maxSeq+1 && c.live:
+			reasons = append(reasons, fmt.Sprintf("%s: seq %d follows seq %d", missingText(c.maxSeq+1, seq-1), seq, c.maxSeq))
 			c.maxSeq = seq
 		case seq > c.maxSeq+1:
 			if len(c.gaps) < tracking {
@@ -204,6 +200,36 @@ func (c *chainChecker) add(a *analysed) bool {
 		return false
 	}
 	return true
+}
+
+// lineReasons is what is wrong with a line on its own. suspect: the
+// line's bytes are not the writer's, so neither its seq nor its hash can
+// be relied on.
+func lineReasons(a *analysed) (reasons []string, suspect bool) {
+	if a.jsonErr != nil {
+		return []string{"not JSON: " + a.jsonErr.Error()}, true
+	}
+	switch a.mac {
+	case macMissing:
+		reasons = append(reasons, `no mac: the line does not end with a ,"mac":"<64 hex>" member`)
+		suspect = true
+	case macBad:
+		reasons = append(reasons, "mac mismatch: the line was changed after it was written (or written under another key)")
+		suspect = true
+	}
+	if a.seqErr != "" {
+		reasons = append(reasons, a.seqErr)
+		suspect = true
+	}
+	if a.prevErr != "" {
+		reasons = append(reasons, a.prevErr)
+	}
+	if a.schemaErr != nil {
+		reasons = append(reasons, "cannot be validated: "+a.schemaErr.Error())
+	} else if len(a.schema) > 0 {
+		reasons = append(reasons, "schema: "+schemaSummary(a.schema))
+	}
+	return reasons, suspect
 }
 
 // checkLink compares a line's prev with the hash of the line holding the
@@ -265,11 +291,7 @@ func (c *chainChecker) fillGap(seq uint64) bool {
 // line order.
 func (c *chainChecker) finish() []Break {
 	for _, g := range c.gaps {
-		what := fmt.Sprintf("seq %d is missing", g.from)
-		if g.to > g.from {
-			what = fmt.Sprintf("seqs %d to %d are missing (%d lines)", g.from, g.to, g.to-g.from+1)
-		}
-		c.report(g.line, g.offset, g.seq, fmt.Sprintf("%s: seq %d follows seq %d", what, g.seq, g.after))
+		c.report(g.line, g.offset, g.seq, fmt.Sprintf("%s: seq %d follows seq %d", missingText(g.from, g.to), g.seq, g.after))
 	}
 	c.gaps = nil
 	sort.Ints(c.order)
@@ -277,5 +299,30 @@ func (c *chainChecker) finish() []Break {
 	for _, n := range c.order {
 		out = append(out, *c.breaks[n])
 	}
+	return out
+}
+
+func missingText(from, to uint64) string {
+	if to > from {
+		return fmt.Sprintf("seqs %d to %d are missing (%d lines)", from, to, to-from+1)
+	}
+	return fmt.Sprintf("seq %d is missing", from)
+}
+
+// takeTouched returns the breaks reported (or added to) since the last
+// call, in line order.
+func (c *chainChecker) takeTouched() []Break {
+	if len(c.touched) == 0 {
+		return nil
+	}
+	sort.Ints(c.touched)
+	out := make([]Break, 0, len(c.touched))
+	for i, n := range c.touched {
+		if i > 0 && c.touched[i-1] == n {
+			continue
+		}
+		out = append(out, *c.breaks[n])
+	}
+	c.touched = c.touched[:0]
 	return out
 }

@@ -39,57 +39,9 @@ func validateValue(k Kind, m map[string]any) ([]schemas.Error, error) {
 // schema.
 func fastLeaseRecord(m map[string]any) bool {
 	for name, v := range m {
-		switch name {
-		case "schema_version":
-			if !isSchemaVersion(v) {
-				return false
-			}
-		case "at":
-			if !isMillisUTC(v) {
-				return false
-			}
-		case "event":
-			s, ok := v.(string)
-			if !ok || !leaseEvents[s] {
-				return false
-			}
-		case "lease_id", "parent_lease_id":
-			if !isUUID(v) {
-				return false
-			}
-		case "declared_hash", "granted_hash", "signature":
-			if !isSHA256(v) {
-				return false
-			}
-		case "reasons":
-			if !isReasonList(v) {
-				return false
-			}
-		case "reason":
-			if !isShortString(v, 500) {
-				return false
-			}
-		case "by":
-			if s, ok := v.(string); !ok || (s != "issuer" && !isUUID(v)) {
-				return false
-			}
-		case "containment":
-			if s, ok := v.(string); !ok || (s != "enforced" && s != "advisory") {
-				return false
-			}
-		case "platform":
-			if !isShortString(v, 32) {
-				return false
-			}
-		case "usage":
-			if !isUsage(v) {
-				return false
-			}
-		case "lease", "declared":
+		if !fastLeaseMember(name, v) {
 			return false
 		}
-		// Any other member is one the schema does not define
-		// (additionalProperties: true), seq/prev/mac included.
 	}
 	for _, name := range [...]string{"schema_version", "at", "event", "lease_id"} {
 		if _, ok := m[name]; !ok {
@@ -108,6 +60,42 @@ func fastLeaseRecord(m map[string]any) bool {
 		return has(m, "reason") && has(m, "by")
 	case "attached":
 		return has(m, "containment") && has(m, "platform")
+	}
+	return true
+}
+
+// fastLeaseMember checks one top-level member of a lease record. Any
+// member the schema does not define is fine (additionalProperties: true),
+// seq/prev/mac included.
+func fastLeaseMember(name string, v any) bool {
+	switch name {
+	case "schema_version":
+		return isSchemaVersion(v)
+	case "at":
+		return isMillisUTC(v)
+	case "event":
+		s, ok := v.(string)
+		return ok && leaseEvents[s]
+	case "lease_id", "parent_lease_id":
+		return isUUID(v)
+	case "declared_hash", "granted_hash", "signature":
+		return isSHA256(v)
+	case "reasons":
+		return isReasonList(v)
+	case "reason":
+		return isShortString(v, 500)
+	case "by":
+		s, ok := v.(string)
+		return ok && (s == "issuer" || isUUID(v))
+	case "containment":
+		s, ok := v.(string)
+		return ok && (s == "enforced" || s == "advisory")
+	case "platform":
+		return isShortString(v, 32)
+	case "usage":
+		return isUsage(v)
+	case "lease", "declared":
+		return false // whole manifests: the schema's job
 	}
 	return true
 }
@@ -385,38 +373,46 @@ func isReasonCode(s string) bool {
 	case len(s) >= 2 && len(s) <= 3 && s[0] == 'R':
 		return s[1] >= '1' && s[1] <= '9' && (len(s) == 2 || isDigit(s[2]))
 	case len(s) > len("runtime_error:") && s[:len("runtime_error:")] == "runtime_error:":
-		rest := s[len("runtime_error:"):]
-		if len(rest) > 64 {
-			return false
-		}
-		for i := 0; i < len(rest); i++ {
-			if !isLowerAlnumUnderscore(rest[i]) {
-				return false
-			}
-		}
-		return true
+		return isRuntimeErrorCode(s[len("runtime_error:"):])
 	case len(s) > len("vendor:") && s[:len("vendor:")] == "vendor:":
-		rest := s[len("vendor:"):]
-		i := 0
-		for i < len(rest) && ((rest[i] >= 'a' && rest[i] <= 'z') || isDigit(rest[i]) || rest[i] == '-') {
-			i++
-		}
-		if i == 0 || i > 32 || i == len(rest) || rest[i] != ':' {
-			return false
-		}
-		code := rest[i+1:]
-		if len(code) == 0 || len(code) > 64 {
-			return false
-		}
-		for j := 0; j < len(code); j++ {
-			c := code[j]
-			if !((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || isDigit(c) || c == '_' || c == '.' || c == '-') {
-				return false
-			}
-		}
-		return true
+		return isVendorCode(s[len("vendor:"):])
 	}
 	return false
+}
+
+// isRuntimeErrorCode: what follows runtime_error:, [a-z0-9_]{1,64}.
+func isRuntimeErrorCode(rest string) bool {
+	if len(rest) > 64 {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if !isLowerAlnumUnderscore(rest[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// isVendorCode: what follows vendor:, [a-z0-9-]{1,32}:[A-Za-z0-9_.-]{1,64}.
+func isVendorCode(rest string) bool {
+	i := 0
+	for i < len(rest) && ((rest[i] >= 'a' && rest[i] <= 'z') || isDigit(rest[i]) || rest[i] == '-') {
+		i++
+	}
+	if i == 0 || i > 32 || i == len(rest) || rest[i] != ':' {
+		return false
+	}
+	code := rest[i+1:]
+	if len(code) == 0 || len(code) > 64 {
+		return false
+	}
+	for j := 0; j < len(code); j++ {
+		c := code[j]
+		if !((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || isDigit(c) || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 var actorKinds = map[string]bool{"human": true, "agent": true, "system": true}

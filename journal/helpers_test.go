@@ -126,7 +126,13 @@ func journalPath(dir string, k Kind) string { return filepath.Join(dir, k.FileNa
 // a Writer (no fsync per line), for tests and benchmarks that need volume.
 func buildJournal(t testing.TB, n int, gen func(i int) map[string]any) []byte {
 	t.Helper()
-	an := newAnalyser(analyseOpts{key: testKey})
+	return buildJournalKey(t, n, gen, testKey)
+}
+
+// buildJournalKey is buildJournal under another key.
+func buildJournalKey(t testing.TB, n int, gen func(i int) map[string]any, key []byte) []byte {
+	t.Helper()
+	an := newAnalyser(analyseOpts{key: key})
 	var buf []byte
 	var prev [32]byte
 	for i := 1; i <= n; i++ {

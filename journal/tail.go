@@ -28,8 +28,11 @@ type Batch struct {
 	// Problems are complete lines that could not be used (not JSON, not
 	// schema-valid), in the same range as Lines.
 	Problems []*LineError
-	From     int64 // offset reading started at
-	Next     int64 // offset after the last complete line: resume here
+	// Breaks are what the file's Checker found in Lines: a seq out of
+	// step, a prev that does not match, a bad mac (with a key).
+	Breaks []Break
+	From   int64 // offset reading started at
+	Next   int64 // offset after the last complete line: resume here
 }
 
 // Tail timing. Bursts of appends arrive as bursts of events; waiting a
@@ -45,16 +48,28 @@ var (
 // file delivers it in pieces rather than in one huge allocation.
 const maxBatchSize = 4096
 
+// TailOptions says where Tail starts and how it checks.
+type TailOptions struct {
+	// From gives where to start in each file (missing: 0).
+	From map[Kind]int64
+	// Key, when set, is the deployment key lines' macs are checked with.
+	Key []byte
+	// Checkers continue a reader's own checks (from its catch-up read) so
+	// the chain is followed across the hand-over. A nil one is made by
+	// Tail: from the first line, or mid-file when From is past 0.
+	Checkers [2]*Checker
+}
+
 // Tail follows both files of a journal directory until ctx is done,
 // delivering new complete lines on out, per file, in file order, each line
-// exactly once. from gives where to start in each file (missing: 0). It
+// exactly once, checked by the file's Checker (Batch.Breaks). It
 // watches the directory with fsnotify, so it also sees a file created,
 // rotated (renamed away and replaced) or truncated; lines appended to a
 // rotated file before the replacement was noticed are still delivered,
 // from the old file, before the new one. A partial last line waits until
 // it is complete. It returns ctx.Err() when ctx ends, or an error if the
 // directory cannot be watched.
-func Tail(ctx context.Context, dir string, from map[Kind]int64, out chan<- Batch) error {
+func Tail(ctx context.Context, dir string, opts TailOptions, out chan<- Batch) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return fmt.Errorf("journal: watching %s: %w", dir, err)
@@ -63,9 +78,13 @@ func Tail(ctx context.Context, dir string, from map[Kind]int64, out chan<- Batch
 	if err := w.Add(dir); err != nil {
 		return fmt.Errorf("journal: watching %s: %w", dir, err)
 	}
-	t := &tailer{ctx: ctx, out: out}
+	t := &tailer{ctx: ctx, out: out, key: opts.Key}
 	for _, k := range Kinds {
-		t.files[k] = &tailFile{kind: k, path: filepath.Join(dir, k.FileName()), offset: from[k]}
+		tf := &tailFile{kind: k, path: filepath.Join(dir, k.FileName()), offset: opts.From[k], check: opts.Checkers[k]}
+		if tf.check == nil {
+			tf.check = t.newChecker(k, tf.offset)
+		}
+		t.files[k] = tf
 	}
 	defer t.closeAll()
 
@@ -143,7 +162,15 @@ func kindOfName(base string) (Kind, bool) {
 type tailer struct {
 	ctx   context.Context
 	out   chan<- Batch
+	key   []byte
 	files [2]*tailFile
+}
+
+func (t *tailer) newChecker(k Kind, offset int64) *Checker {
+	if offset > 0 {
+		return NewCheckerMidFile(k, t.key)
+	}
+	return NewChecker(k, t.key)
 }
 
 type tailFile struct {
@@ -153,6 +180,7 @@ type tailFile struct {
 	fi     os.FileInfo // its identity, to notice a replacement
 	offset int64
 	lines  int // complete lines before offset
+	check  *Checker
 	// The last line delivered, to notice a file rewritten in place to at
 	// least its old length, which a size check alone would miss.
 	lastOff  int64
@@ -207,6 +235,7 @@ func (t *tailer) check(tf *tailFile) error {
 		}
 		tf.f.Close()
 		tf.offset, tf.lines, tf.counted, tf.haveLast = 0, 0, true, false
+		tf.check = t.newChecker(tf.kind, 0)
 		reset = "replaced"
 	}
 	tf.f, tf.fi = f, fi
@@ -223,6 +252,7 @@ func (t *tailer) drain(tf *tailFile) error {
 	reset := ""
 	if st.Size() < tf.offset || (tf.haveLast && !t.lastStillThere(tf)) {
 		tf.offset, tf.lines, tf.counted, tf.haveLast = 0, 0, true, false
+		tf.check = t.newChecker(tf.kind, 0)
 		reset = "truncated"
 	}
 	if st.Size() == tf.offset && reset == "" {
@@ -248,6 +278,7 @@ func (t *tailer) read(tf *tailFile, reset string) error {
 			// Asked to start past the end: the file is not what the
 			// caller last saw.
 			tf.offset, reset = 0, "truncated"
+			tf.check = t.newChecker(tf.kind, 0)
 		}
 		n, err := countLines(tf.f, tf.offset)
 		if err != nil {
@@ -257,7 +288,7 @@ func (t *tailer) read(tf *tailFile, reset string) error {
 	}
 	b := Batch{Kind: tf.kind, Path: tf.path, Reset: reset, From: tf.offset, Next: tf.offset}
 	flush := func() error {
-		if len(b.Lines) == 0 && len(b.Problems) == 0 && b.Reset == "" {
+		if len(b.Lines) == 0 && len(b.Problems) == 0 && len(b.Breaks) == 0 && b.Reset == "" {
 			return nil
 		}
 		select {
@@ -268,11 +299,12 @@ func (t *tailer) read(tf *tailFile, reset string) error {
 		b = Batch{Kind: tf.kind, Path: tf.path, From: b.Next, Next: b.Next}
 		return nil
 	}
-	next, err := scan(tf.f, tf.offset, tf.lines, analyseOpts{kind: tf.kind, validate: true, hash: true}, false, func(a *analysed) error {
+	next, err := scan(tf.f, tf.offset, tf.lines, analyseOpts{kind: tf.kind, key: t.key, validate: true, hash: true}, false, func(a *analysed) error {
 		if p := lineProblem(tf.path, a); p != nil {
 			b.Problems = append(b.Problems, p)
 		} else {
 			b.Lines = append(b.Lines, a.Line)
+			b.Breaks = append(b.Breaks, tf.check.check(a)...)
 		}
 		b.Next = a.End()
 		tf.offset, tf.lines = a.End(), a.Number

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ type collector struct {
 	epochs   [2][][][]byte
 	resets   [2][]string
 	problems int
+	breaks   []Break
 	batches  int
 }
 
@@ -34,6 +36,7 @@ func (c *collector) run(in <-chan Batch) {
 			*e = append(*e, append([]byte(nil), l.Raw...))
 		}
 		c.problems += len(b.Problems)
+		c.breaks = append(c.breaks, b.Breaks...)
 		c.mu.Unlock()
 	}
 }
@@ -122,7 +125,7 @@ func TestTail(t *testing.T) {
 	c := &collector{}
 	go c.run(out)
 	tailErr := make(chan error, 1)
-	go func() { tailErr <- Tail(ctx, dir, nil, out) }()
+	go func() { tailErr <- Tail(ctx, dir, TailOptions{Key: testKey}, out) }()
 
 	// Bursts: many appends from several goroutines, with pauses.
 	for b := 0; b < 5; b++ {
@@ -178,8 +181,8 @@ func TestTail(t *testing.T) {
 	if want := fmt.Sprint([]string{"", "truncated", "truncated", "replaced"}); fmt.Sprint(c.resets[Leases]) != want {
 		t.Fatalf("resets %q, want %s", c.resets[Leases], want)
 	}
-	if c.problems != 0 {
-		t.Fatalf("%d problems", c.problems)
+	if c.problems != 0 || len(c.breaks) != 0 {
+		t.Fatalf("%d problems, breaks:\n%s", c.problems, breaksString(c.breaks))
 	}
 	t.Logf("%d batches", c.batches)
 }
@@ -192,7 +195,7 @@ func TestTailFromOffsets(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out := make(chan Batch, 16)
-	go Tail(ctx, dir, map[Kind]int64{Leases: lines[2].Offset, Audit: 1 << 40}, out)
+	go Tail(ctx, dir, TailOptions{From: map[Kind]int64{Leases: lines[2].Offset, Audit: 1 << 40}}, out)
 	got := map[Kind]Batch{}
 	for len(got) < 2 {
 		select {
@@ -217,7 +220,7 @@ func TestTailCreatedLaterAndPartialLines(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out := make(chan Batch, 16)
-	go Tail(ctx, dir, nil, out)
+	go Tail(ctx, dir, TailOptions{}, out)
 	time.Sleep(20 * time.Millisecond)
 	data := buildJournal(t, 3, heartbeat)
 	cut := len(data) - 40
@@ -245,5 +248,52 @@ func TestTailCreatedLaterAndPartialLines(t *testing.T) {
 	wait(4)
 	if len(lines) != 3 || lines[2].Seq != 3 || len(problems) != 1 || problems[0].Number != 4 {
 		t.Fatalf("lines %d, problems %v", len(lines), problems)
+	}
+}
+
+// The tailer checks the chain of what it delivers, with the same Checker
+// as Verify: a line forged under another key, a line removed and a
+// repeated line are each reported in the batch that carries them, and
+// reading from an offset checks from the first line read.
+func TestTailChecksTheChain(t *testing.T) {
+	dir := t.TempDir()
+	path := journalPath(dir, Leases)
+	good := bytes.SplitAfter(buildJournal(t, 6, heartbeat), []byte("\n"))
+	writeLines(t, path, good[:2])
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := make(chan Batch, 16)
+	go Tail(ctx, dir, TailOptions{Key: testKey, From: map[Kind]int64{Leases: int64(len(good[0]))}}, out)
+	var breaks []Break
+	lines := 0
+	wait := func(n int) {
+		deadline := time.After(5 * time.Second)
+		for lines < n {
+			select {
+			case b := <-out:
+				lines += len(b.Lines)
+				breaks = append(breaks, b.Breaks...)
+			case <-deadline:
+				t.Fatalf("have %d lines, want %d", lines, n)
+			}
+		}
+	}
+	wait(1)
+	if len(breaks) != 0 {
+		t.Fatalf("a tail from the second line reported %s", breaksString(breaks))
+	}
+	// Seq 3 under another key, seq 4 skipped, seq 5 twice.
+	other := bytes.SplitAfter(buildJournalKey(t, 3, heartbeat, bytes.Repeat([]byte{1}, 32)), []byte("\n"))
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f.Write(other[2])
+	f.Write(good[4])
+	f.Write(good[4])
+	f.Close()
+	wait(4)
+	got := breaksString(breaks)
+	for _, want := range []string{"seq 3: mac mismatch", "seq 5: seq 4 is missing", "seq 5 repeated"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("breaks lack %q:\n%s", want, got)
+		}
 	}
 }

@@ -1,14 +1,9 @@
 package tui
 
 import (
-	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io/fs"
 	"path/filepath"
 	"time"
@@ -88,7 +83,9 @@ func (f *Feeder) cycle(ctx context.Context) error {
 	defer cancel()
 	ch := make(chan journal.Batch, 16)
 	tailErr := make(chan error, 1)
-	go func() { tailErr <- journal.Tail(tctx, f.Dir, from, ch) }()
+	go func() {
+		tailErr <- journal.Tail(tctx, f.Dir, journal.TailOptions{From: from, Key: f.Key, Checkers: ck.check}, ch)
+	}()
 
 	var pend JournalMsg
 	var timer *time.Timer
@@ -141,9 +138,7 @@ func (f *Feeder) load(ck *chainCheck) (JournalMsg, map[journal.Kind]int64, error
 	for _, k := range journal.Kinds {
 		path := filepath.Join(f.Dir, k.FileName())
 		next, err := journal.Scan(path, 0, func(l *journal.Line) error {
-			if p := ck.line(k, l); p != "" {
-				msg.Breaks = append(msg.Breaks, p)
-			}
+			msg.Breaks = append(msg.Breaks, ck.line(k, l)...)
 			msg.Entries = append(msg.Entries, Entry{Kind: k, Seq: l.Seq, Value: l.Value})
 			return nil
 		})
@@ -164,73 +159,34 @@ func (f *Feeder) load(ck *chainCheck) (JournalMsg, map[journal.Kind]int64, error
 	return msg, from, nil
 }
 
-// chainCheck follows each file's hash chain as lines arrive: seq counts
-// up by one, prev is the SHA-256 of the line before, and mac (with the
-// key) covers the line. It applies to live lines the rules that
-// `journal verify` applies offline, so the status bar can say "verified"
-// for everything on screen without re-reading the files.
+// chainCheck follows each file's hash chain as lines arrive, with the
+// journal's own Checker: the rules `journal verify` applies offline, so
+// the status bar can say "verified" for everything on screen without
+// re-reading the files. The tailer continues the same Checkers.
 type chainCheck struct {
-	mac  hash.Hash
-	seq  [2]uint64
-	head [2][32]byte
-	seen [2]bool
+	check [2]*journal.Checker
+	seq   [2]uint64
 }
 
 func newChainCheck(key []byte) *chainCheck {
 	c := &chainCheck{}
-	if key != nil {
-		c.mac = hmac.New(sha256.New, key)
+	for _, k := range journal.Kinds {
+		c.check[k] = journal.NewChecker(k, key)
 	}
 	return c
 }
 
-// macMember precedes the mac, the last member of every line.
-const macMember = `,"mac":"`
-
-func (c *chainCheck) line(k journal.Kind, l *journal.Line) string {
-	var why string
-	prev := l.Str("prev")
-	switch {
-	case !c.seen[k] && l.Seq > 1:
-		// The first line we see continues a rotated file: its
-		// predecessor is not here to compare with.
-	case !c.seen[k]:
-		if prev != journal.ZeroHash {
-			why = "first line's prev is not zero"
-		}
-	case l.Seq != c.seq[k]+1:
-		why = fmt.Sprintf("seq %d follows seq %d", l.Seq, c.seq[k])
-	case prev != hex.EncodeToString(c.head[k][:]):
-		why = "prev does not match the line before"
-	}
-	if why == "" && c.mac != nil && !c.macOK(l.Raw) {
-		why = "mac does not match (edited, or written with another key)"
-	}
-	c.seen[k] = true
+func (c *chainCheck) line(k journal.Kind, l *journal.Line) []string {
 	c.seq[k] = l.Seq
-	c.head[k] = sha256.Sum256(l.Raw)
-	if why == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s seq %d: %s", k.FileName(), l.Seq, why)
+	return breakStrings(c.check[k].Check(l))
 }
 
-func (c *chainCheck) macOK(raw []byte) bool {
-	trailer := len(macMember) + 64 + 2
-	if len(raw) < trailer+1 {
-		return false
+func breakStrings(bs []journal.Break) []string {
+	var out []string
+	for _, b := range bs {
+		out = append(out, b.String())
 	}
-	i := len(raw) - trailer
-	if string(raw[i:i+len(macMember)]) != macMember || !bytes.HasSuffix(raw, []byte(`"}`)) {
-		return false
-	}
-	want := make([]byte, 32)
-	if _, err := hex.Decode(want, raw[i+len(macMember):len(raw)-2]); err != nil {
-		return false
-	}
-	c.mac.Reset()
-	c.mac.Write(raw[:i])
-	return hmac.Equal(c.mac.Sum(nil), want)
+	return out
 }
 
 // batch adds a tail batch to the message being gathered.
@@ -238,11 +194,10 @@ func (c *chainCheck) batch(m *JournalMsg, b journal.Batch) {
 	for _, p := range b.Problems {
 		m.Breaks = append(m.Breaks, fmt.Sprintf("%s line %d: %s", b.Kind.FileName(), p.Number, p.Reason))
 	}
+	m.Breaks = append(m.Breaks, breakStrings(b.Breaks)...)
 	for i := range b.Lines {
 		l := &b.Lines[i]
-		if p := c.line(b.Kind, l); p != "" {
-			m.Breaks = append(m.Breaks, p)
-		}
+		c.seq[b.Kind] = l.Seq
 		m.Entries = append(m.Entries, Entry{Kind: b.Kind, Seq: l.Seq, Value: l.Value})
 	}
 }

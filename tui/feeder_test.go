@@ -106,7 +106,7 @@ func TestFeederReportsABrokenChain(t *testing.T) {
 	b = bytes.Replace(b, []byte(`reads src/payments/charge.go`), []byte(`reads src/payments/chargf.go`), 1)
 	os.WriteFile(p, b, 0o600)
 	m := startFeeder(t, cp, testKeyBytes).next(t)
-	if len(m.Breaks) == 0 || !strings.Contains(strings.Join(m.Breaks, "\n"), "mac does not match") {
+	if len(m.Breaks) == 0 || !strings.Contains(strings.Join(m.Breaks, "\n"), "mac mismatch") {
 		t.Fatalf("no break reported: %v", m.Breaks)
 	}
 	// Remove a line: seq and prev break at the next one.
@@ -116,7 +116,7 @@ func TestFeederReportsABrokenChain(t *testing.T) {
 	lines := bytes.SplitAfter(b, []byte("\n"))
 	os.WriteFile(p, bytes.Join(append(lines[:1:1], lines[2:]...), nil), 0o600)
 	m = startFeeder(t, cp2, testKeyBytes).next(t)
-	if !strings.Contains(strings.Join(m.Breaks, "\n"), "leases.jsonl seq 3: seq 3 follows seq 1") {
+	if !strings.Contains(strings.Join(m.Breaks, "\n"), "leases.jsonl seq 3: seq 2 is missing") {
 		t.Fatalf("removed line not reported: %v", m.Breaks)
 	}
 	// With another key every mac fails; without one, none is checked.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/leasedeck/leasedeck/durable"
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/schemas"
 )
@@ -136,7 +137,7 @@ func Init(dir string) (InitResult, error) {
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		if err := writeFileSync(path, data, 0o600); err != nil {
+		if err := durable.WriteFile(path, data, 0o600); err != nil {
 			return err
 		}
 		res.Created = append(res.Created, path)

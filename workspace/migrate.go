@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/leasedeck/leasedeck/durable"
 )
 
 // Migrate moves what older versions kept where an agent can reach it —
@@ -77,7 +79,7 @@ func moveSecret(what, from, to string) (string, error) {
 	if strings.TrimSpace(string(old)) == "" {
 		return "", fmt.Errorf("migrating the %s: %s is empty", what, from)
 	}
-	if err := writeFileSync(to, old, 0o600); err != nil {
+	if err := durable.WriteFile(to, old, 0o600); err != nil {
 		return "", fmt.Errorf("migrating the %s: %w", what, err)
 	}
 	if err := secureRemove(from); err != nil {
@@ -112,17 +114,7 @@ func secureRemove(path string) error {
 	if err := os.Remove(path); err != nil {
 		return err
 	}
-	syncDir(filepath.Dir(path))
-	return nil
-}
-
-// syncDir makes a rename or removal in d durable (best effort: not every
-// OS can sync a directory).
-func syncDir(d string) {
-	if f, err := os.Open(d); err == nil {
-		f.Sync()
-		f.Close()
-	}
+	return durable.SyncDir(filepath.Dir(path))
 }
 
 // EnsureHandshakeKey creates the handshake secret if it does not exist
@@ -138,7 +130,7 @@ func (w Workspace) EnsureHandshakeKey() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFileSync(w.HandshakeKeyPath(), []byte(t+"\n"), 0o600); err != nil {
+	if err := durable.WriteFile(w.HandshakeKeyPath(), []byte(t+"\n"), 0o600); err != nil {
 		return nil, err
 	}
 	return w.LoadHandshakeKey()

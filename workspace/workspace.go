@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasedeck/leasedeck/durable"
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/schemas"
 )
@@ -286,7 +287,7 @@ func (w Workspace) EnsureToken() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := writeFileSync(w.TokenPath(), []byte(t+"\n"), 0o600); err != nil {
+	if err := durable.WriteFile(w.TokenPath(), []byte(t+"\n"), 0o600); err != nil {
 		return "", err
 	}
 	return t, nil
@@ -298,31 +299,6 @@ func randomHex() (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(b), nil
-}
-
-// writeFileSync writes a new file durably (temp file, fsync, rename).
-func writeFileSync(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // LoadBridgeSettings reads only what a hook process needs from

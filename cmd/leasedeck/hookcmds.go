@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/durable"
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/workspace"
 )
@@ -262,7 +263,7 @@ func runInstall(args []string, e *env) int {
 			return exitInvalid
 		}
 	}
-	if err := writeAtomic(path, res.Bytes, mode); err != nil {
+	if err := durable.WriteFile(path, res.Bytes, mode); err != nil {
 		e.errorf("cannot write %s: %v", path, err)
 		return exitInvalid
 	}
@@ -292,28 +293,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func writeAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -211,7 +211,7 @@ func runJournalTail(args []string, e *env) int {
 	defer stop()
 	batches := make(chan journal.Batch, 16)
 	tailErr := make(chan error, 1)
-	go func() { tailErr <- journal.Tail(ctx, dir, next, batches) }()
+	go func() { tailErr <- journal.Tail(ctx, dir, journal.TailOptions{From: next}, batches) }()
 	for {
 		select {
 		case b := <-batches:
@@ -224,6 +224,10 @@ func runJournalTail(args []string, e *env) int {
 			}
 			for _, p := range b.Problems {
 				warn(p)
+			}
+			for _, br := range b.Breaks {
+				out.Flush()
+				e.errorf("journal tail: %s", oneLine(br.String()))
 			}
 			out.Flush()
 		case err := <-tailErr:
