@@ -34,8 +34,8 @@ func manifestFor(name, purpose string) map[string]any {
 }
 
 // synthetic is n leases: n/100 session leases with 99 children each.
-func synthetic(n int) []Entry {
-	out := make([]Entry, 0, n)
+func synthetic(n int) []entry {
+	out := make([]entry, 0, n)
 	var parent string
 	for i := 1; i <= n; i++ {
 		id := leaseID(i)
@@ -56,16 +56,16 @@ func synthetic(n int) []Entry {
 			lease["parent_lease_id"] = p
 			rec["parent_lease_id"] = p
 		}
-		out = append(out, Entry{Kind: journal.Leases, Seq: uint64(i), Value: rec})
+		out = append(out, entry{Kind: journal.Leases, Seq: uint64(i), Value: rec})
 	}
 	return out
 }
 
-func bigModel(b *testing.B, n int) *Model {
-	m := New(Options{Workspace: "/w", Actor: &fakeActor{}, PID: 1, Location: time.UTC, Theme: NewTheme(true)})
+func bigModel(b *testing.B, n int) *model {
+	m := newModel(Options{Workspace: "/w", Actor: &fakeActor{}, PID: 1, location: time.UTC, theme: newTheme(true)})
 	send(m, tea.WindowSizeMsg{Width: 160, Height: 48})
-	send(m, TickMsg(t0.Add(time.Minute)))
-	send(m, JournalMsg{Reset: true, Entries: synthetic(n)})
+	send(m, clockMsg(t0.Add(time.Minute)))
+	send(m, journalMsg{Reset: true, Entries: synthetic(n)})
 	if got := len(m.deck.St.Leases); got != n {
 		b.Fatalf("%d leases folded, want %d", got, n)
 	}
@@ -92,12 +92,12 @@ func BenchmarkView10k(b *testing.B) {
 
 // gateLines is a burst of n audit lines spread over the leases, from
 // the off-th lease on.
-func gateLines(n, leases, off int) []Entry {
-	out := make([]Entry, n)
+func gateLines(n, leases, off int) []entry {
+	out := make([]entry, n)
 	for i := range out {
 		v := auditLine(leaseID(1+(off+i*7)%leases), t0.Add(time.Duration(i)*time.Millisecond))
 		v["details"].(map[string]any)["steps"] = json.Number("1")
-		out[i] = Entry{Kind: journal.Audit, Seq: uint64(i + 1), Value: v}
+		out[i] = entry{Kind: journal.Audit, Seq: uint64(i + 1), Value: v}
 	}
 	return out
 }
@@ -106,13 +106,13 @@ func BenchmarkApply1000Lines(b *testing.B) {
 	m := bigModel(b, 10000)
 	// Ten bursts over different leases, in turn: each lease's activity
 	// log grows slowly, as it would in a real fleet.
-	var bursts [10][]Entry
+	var bursts [10][]entry
 	for i := range bursts {
 		bursts[i] = gateLines(1000, 10000, i*1000)
 	}
 	i := 0
 	for b.Loop() {
-		m.Update(JournalMsg{Entries: bursts[i%len(bursts)]}) // fold, bump versions, rebuild the tree
+		m.Update(journalMsg{Entries: bursts[i%len(bursts)]}) // fold, bump versions, rebuild the tree
 		_ = m.View()
 		i++
 	}
@@ -133,16 +133,16 @@ func BenchmarkIdleCPU(b *testing.B) {
 		b.Skip("one 10 s measurement is enough")
 	}
 	dir := b.TempDir()
-	m := New(Options{Workspace: "/w", Actor: &fakeActor{}, PID: 1, Location: time.UTC})
+	m := newModel(Options{Workspace: "/w", Actor: &fakeActor{}, PID: 1, location: time.UTC})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p := tea.NewProgram(m, append(ProgramOptions(ctx), tea.WithInput(nil), tea.WithOutput(io.Discard),
+	p := tea.NewProgram(m, append(programOptions(ctx), tea.WithInput(nil), tea.WithOutput(io.Discard),
 		tea.WithWindowSize(160, 48), tea.WithoutSignalHandler())...)
-	f := &Feeder{Dir: dir, Send: p.Send}
+	f := &feeder{Dir: dir, Send: p.Send}
 	go f.Run(ctx)
 	go func() {
 		time.Sleep(200 * time.Millisecond)
-		p.Send(JournalMsg{Entries: synthetic(10000)})
+		p.Send(journalMsg{Entries: synthetic(10000)})
 	}()
 	go p.Run()
 	time.Sleep(2 * time.Second) // load and settle

@@ -8,21 +8,21 @@ import (
 	"github.com/leasedeck/leasedeck/registry"
 )
 
-// Entry is one journal line as the feeder hands it over: already read,
+// entry is one journal line as the feeder hands it over: already read,
 // parsed and chain-checked off the UI goroutine.
-type Entry struct {
+type entry struct {
 	Kind  journal.Kind
 	Seq   uint64
 	Value map[string]any
 }
 
-// Deck is what the cockpit knows, folded from the journal with
+// deck is what the cockpit knows, folded from the journal with
 // registry.Fold (the one definition of what a line means) into its own
 // State and approvals Book, plus what only a screen needs: a children
 // index that includes refusals, per-lease versions for the row cache,
 // the recent lines for the feed and a spend history for the Budget tab.
 // It does no I/O; the root model owns it and changes it only in Update.
-type Deck struct {
+type deck struct {
 	St   *registry.State
 	Book *approvals.Book
 
@@ -36,7 +36,7 @@ type Deck struct {
 	pending        []approvals.Request // oldest first
 	pendingByLease map[string]int
 
-	feed  []Entry // ring of the newest lines, both files
+	feed  []entry // ring of the newest lines, both files
 	feedN int     // lines ever pushed (the ring's write position)
 
 	spend map[string][]spendPoint
@@ -58,19 +58,19 @@ const (
 	maxSpendLog = 512
 )
 
-// NewDeck returns an empty deck.
-func NewDeck() *Deck {
-	return &Deck{
+// newDeck returns an empty deck.
+func newDeck() *deck {
+	return &deck{
 		St: registry.NewState(), Book: approvals.New(),
 		kids: map[string][]string{}, inTree: map[string]bool{}, ver: map[string]uint64{}, pendingByLease: map[string]int{},
-		feed: make([]Entry, feedCap), spend: map[string][]spendPoint{},
+		feed: make([]entry, feedCap), spend: map[string][]spendPoint{},
 	}
 }
 
 // Apply folds entries in order. It reports whether the set of leases or
 // their tree changed (the flattened tree must be rebuilt) and whether the
 // pending approvals changed.
-func (d *Deck) Apply(entries []Entry) (treeChanged, approvalsChanged bool) {
+func (d *deck) Apply(entries []entry) (treeChanged, approvalsChanged bool) {
 	for i := range entries {
 		e := &entries[i]
 		d.Lines++
@@ -108,7 +108,7 @@ func (d *Deck) Apply(entries []Entry) (treeChanged, approvalsChanged bool) {
 	return treeChanged, approvalsChanged
 }
 
-func (d *Deck) index(id string) {
+func (d *deck) index(id string) {
 	d.inTree[id] = true
 	l := d.St.Leases[id]
 	if l.ParentID != "" && d.St.Leases[l.ParentID] != nil {
@@ -120,7 +120,7 @@ func (d *Deck) index(id string) {
 
 // bump marks a lease and its ancestors changed: spend is charged up the
 // chain and a parent shows its children's count, so their rows change too.
-func (d *Deck) bump(id string) {
+func (d *deck) bump(id string) {
 	d.tick++
 	d.ver[id] = d.tick
 	for _, a := range d.St.Chain(id) {
@@ -128,7 +128,7 @@ func (d *Deck) bump(id string) {
 	}
 }
 
-func (d *Deck) refreshPending() {
+func (d *deck) refreshPending() {
 	old := d.pendingByLease
 	d.pending = d.Book.Pending()
 	d.pendingByLease = make(map[string]int, len(d.pending))
@@ -147,7 +147,7 @@ func (d *Deck) refreshPending() {
 	}
 }
 
-func (d *Deck) logSpend(id string, v map[string]any) {
+func (d *deck) logSpend(id string, v map[string]any) {
 	if id == "" {
 		return
 	}
@@ -162,29 +162,29 @@ func (d *Deck) logSpend(id string, v map[string]any) {
 }
 
 // Version is the lease's row version (0 if never changed).
-func (d *Deck) Version(id string) uint64 { return d.ver[id] }
+func (d *deck) Version(id string) uint64 { return d.ver[id] }
 
 // Children are id's children in decision order, refusals included.
-func (d *Deck) Children(id string) []string { return d.kids[id] }
+func (d *deck) Children(id string) []string { return d.kids[id] }
 
 // Roots are the leases without a known parent, in decision order.
-func (d *Deck) Roots() []string { return d.roots }
+func (d *deck) Roots() []string { return d.roots }
 
 // Pending are the undecided approval requests, oldest first.
-func (d *Deck) Pending() []approvals.Request { return d.pending }
+func (d *deck) Pending() []approvals.Request { return d.pending }
 
 // PendingFor counts a lease's undecided requests.
-func (d *Deck) PendingFor(id string) int { return d.pendingByLease[id] }
+func (d *deck) PendingFor(id string) int { return d.pendingByLease[id] }
 
 // Feed returns up to n of the newest lines, oldest first.
-func (d *Deck) Feed(n int) []Entry {
+func (d *deck) Feed(n int) []entry {
 	if n > d.feedN {
 		n = d.feedN
 	}
 	if n > feedCap {
 		n = feedCap
 	}
-	out := make([]Entry, 0, n)
+	out := make([]entry, 0, n)
 	for i := d.feedN - n; i < d.feedN; i++ {
 		out = append(out, d.feed[i%feedCap])
 	}
@@ -192,11 +192,11 @@ func (d *Deck) Feed(n int) []Entry {
 }
 
 // Spend is a lease's charge history (own charges only).
-func (d *Deck) Spend(id string) []spendPoint { return d.spend[id] }
+func (d *deck) Spend(id string) []spendPoint { return d.spend[id] }
 
 // LiveSubtree lists the leases a revocation of id would close: id and its
 // descendants that are still open, as the registry's cascade does.
-func (d *Deck) LiveSubtree(id string, now time.Time) []string {
+func (d *deck) LiveSubtree(id string, now time.Time) []string {
 	var out []string
 	for _, cur := range d.St.Subtree(id) {
 		if l := d.St.Leases[cur]; l != nil && l.Open(now) {
@@ -207,7 +207,7 @@ func (d *Deck) LiveSubtree(id string, now time.Time) []string {
 }
 
 // leaseOf is the lease a line is about: lease_id, or details.lease_id.
-func leaseOf(e *Entry) string {
+func leaseOf(e *entry) string {
 	if s, ok := e.Value["lease_id"].(string); ok {
 		return s
 	}

@@ -24,23 +24,23 @@ const (
 
 var tabNames = [...]string{"Narrowing", "Budget", "Activity", "Lease"}
 
-// ListDiff compares one list of the declaration with the grant.
-type ListDiff struct {
+// listDiff compares one list of the declaration with the grant.
+type listDiff struct {
 	Field   string
 	Kept    []string // granted as declared
 	Removed []string // declared, not granted
 	Added   []string // granted, not declared: added by the parent (deny lists, approvals)
 }
 
-// BudgetDiff compares one budget ceiling.
-type BudgetDiff struct {
+// budgetDiff compares one budget ceiling.
+type budgetDiff struct {
 	Field    string
 	Declared string // "" when the declaration left it absent
 	Granted  string // "" when the grant has none
 }
 
 // Change names what narrowing did to the ceiling.
-func (b BudgetDiff) Change() string {
+func (b budgetDiff) Change() string {
 	switch {
 	case b.Declared == b.Granted:
 		return "kept"
@@ -52,21 +52,21 @@ func (b BudgetDiff) Change() string {
 	return "clamped"
 }
 
-// NarrowingView is the Narrowing tab: declared against granted, field by
+// narrowingView is the Narrowing tab: declared against granted, field by
 // field, or the refusal with what each code means.
-type NarrowingView struct {
+type narrowingView struct {
 	Refused bool
 	Codes   []string // "R2: narrowing leaves allow.tools empty"
 	Reason  string
 	Summary string // the `narrowed` record's summary
-	Lists   []ListDiff
-	Budgets []BudgetDiff
+	Lists   []listDiff
+	Budgets []budgetDiff
 	Missing bool // the declaration is not in the journal
 }
 
-// ComputeNarrowing compares a lease's declaration with its grant.
-func ComputeNarrowing(l *registry.LeaseState) NarrowingView {
-	v := NarrowingView{Refused: l.Status == registry.Refused, Reason: l.Reason, Summary: l.Narrowing}
+// computeNarrowing compares a lease's declaration with its grant.
+func computeNarrowing(l *registry.LeaseState) narrowingView {
+	v := narrowingView{Refused: l.Status == registry.Refused, Reason: l.Reason, Summary: l.Narrowing}
 	for _, c := range l.Reasons {
 		if m, ok := registry.RefusalMeaning[c]; ok {
 			c += ": " + m
@@ -97,7 +97,7 @@ func ComputeNarrowing(l *registry.LeaseState) NarrowingView {
 		{"approvals", decl.Approvals, gr.Approvals},
 	}
 	for _, x := range lists {
-		d := ListDiff{Field: x.name}
+		d := listDiff{Field: x.name}
 		if v.Refused {
 			d.Kept = x.d // nothing was granted: show what was asked
 		} else {
@@ -117,7 +117,7 @@ func ComputeNarrowing(l *registry.LeaseState) NarrowingView {
 		v.Lists = append(v.Lists, d)
 	}
 	for _, f := range registry.BudgetFields {
-		var b BudgetDiff
+		var b budgetDiff
 		b.Field = string(f)
 		if x, ok := decl.Budget.Get(f); ok {
 			b.Declared = budgetText(f, x)
@@ -145,41 +145,8 @@ func budgetText(f registry.BudgetField, x float64) string {
 	return fmtNum(x)
 }
 
-// wrapItems lays out list items after a prefix, wrapping at width.
-func wrapItems(prefix string, items []string, width int, seps ...string) []string {
-	sepText := ", "
-	if len(seps) > 0 {
-		sepText = seps[0]
-	}
-	var out []string
-	cur := prefix
-	pw := len([]rune(prefix))
-	for i, it := range items {
-		it = clean(it)
-		sep := sepText
-		if i == len(items)-1 {
-			sep = ""
-		}
-		piece := it + sep
-		if len([]rune(cur))+len([]rune(piece)) > width && len([]rune(cur)) > pw {
-			out = append(out, strings.TrimRight(cur, " "))
-			cur = strings.Repeat(" ", pw)
-		}
-		cur += piece
-	}
-	if len([]rune(cur)) > pw {
-		out = append(out, cur)
-	}
-	return out
-}
-
-// wrapWords wraps prose at spaces after a prefix.
-func wrapWords(prefix, text string, width int) []string {
-	return wrapItems(prefix, strings.Fields(clean(text)), width, " ")
-}
-
-// RenderNarrowing draws the Narrowing tab.
-func RenderNarrowing(t *Theme, n NarrowingView, width int) []string {
+// renderNarrowing draws the Narrowing tab.
+func renderNarrowing(t *theme, n narrowingView, width int) []string {
 	var out []string
 	add := func(s string) { out = append(out, fit(s, width)) }
 	if n.Refused {
@@ -268,17 +235,17 @@ func RenderNarrowing(t *Theme, n NarrowingView, width int) []string {
 	return out
 }
 
-// BudgetView is the Budget tab.
-type BudgetView struct {
+// budgetView is the Budget tab.
+type budgetView struct {
 	Live      bool
-	Gauges    []GaugeLine
+	Gauges    []gaugeLine
 	Sparkline []float64 // steps per bucket since issue
 	Span      time.Duration
 	Tokens    []float64 // tokens per bucket
 }
 
-// GaugeLine is one ceiling and how much of it is used.
-type GaugeLine struct {
+// gaugeLine is one ceiling and how much of it is used.
+type gaugeLine struct {
 	Name   string
 	Used   float64
 	Max    float64
@@ -286,10 +253,10 @@ type GaugeLine struct {
 	Note   string
 }
 
-// ComputeBudget measures a lease's budgets at now.
-func ComputeBudget(d *Deck, l *registry.LeaseState, now time.Time, buckets int) BudgetView {
+// computeBudget measures a lease's budgets at now.
+func computeBudget(d *deck, l *registry.LeaseState, now time.Time, buckets int) budgetView {
 	st := d.St
-	v := BudgetView{}
+	v := budgetView{}
 	if l.Granted == nil {
 		return v
 	}
@@ -297,7 +264,7 @@ func ComputeBudget(d *Deck, l *registry.LeaseState, now time.Time, buckets int) 
 	rem := st.Remaining(l.ID, now)
 	g := l.Granted.Budget
 	add := func(f registry.BudgetField, used float64, fmtv func(float64) string) {
-		gl := GaugeLine{Name: string(f), Used: used}
+		gl := gaugeLine{Name: string(f), Used: used}
 		if x, ok := g.Get(f); ok {
 			gl.Max, gl.HasMax = x, true
 			gl.Note = fmtv(used) + " of " + fmtv(x)
@@ -321,14 +288,14 @@ func ComputeBudget(d *Deck, l *registry.LeaseState, now time.Time, buckets int) 
 		end = l.ExpiresAt
 	}
 	elapsed := end.Sub(l.IssuedAt)
-	tl := GaugeLine{Name: "time", Used: float64(elapsed), Max: float64(life), HasMax: life > 0}
+	tl := gaugeLine{Name: "time", Used: float64(elapsed), Max: float64(life), HasMax: life > 0}
 	tl.Note = fmtLeft(elapsed) + " of " + fmtLeft(life)
 	if l.Status == registry.Granted && now.Before(l.ExpiresAt) {
 		tl.Note += " · " + fmtLeft(l.ExpiresAt.Sub(now)) + " left"
 	}
 	v.Gauges = append(v.Gauges, tl)
 	live := st.LiveChildren(l.ID, now)
-	fo := GaugeLine{Name: "fan_out", Used: float64(live)}
+	fo := gaugeLine{Name: "fan_out", Used: float64(live)}
 	if x, ok := g.Get(registry.FanOut); ok {
 		fo.Max, fo.HasMax = x, true
 		fo.Note = fmt.Sprintf("%d live of %s children", live, fmtNum(x))
@@ -337,7 +304,7 @@ func ComputeBudget(d *Deck, l *registry.LeaseState, now time.Time, buckets int) 
 	}
 	v.Gauges = append(v.Gauges, fo)
 	if x, ok := g.Get(registry.Depth); ok {
-		v.Gauges = append(v.Gauges, GaugeLine{Name: "depth", Note: fmt.Sprintf("may delegate %s more level(s); generation %d", fmtNum(x), st.Generation(l.ID))})
+		v.Gauges = append(v.Gauges, gaugeLine{Name: "depth", Note: fmt.Sprintf("may delegate %s more level(s); generation %d", fmtNum(x), st.Generation(l.ID))})
 	}
 	// Spend over time: this lease's own charges in equal buckets from
 	// issue to now (or to its close).
@@ -355,8 +322,8 @@ func ComputeBudget(d *Deck, l *registry.LeaseState, now time.Time, buckets int) 
 	return v
 }
 
-// RenderBudget draws the Budget tab.
-func RenderBudget(t *Theme, v BudgetView, width int) []string {
+// renderBudget draws the Budget tab.
+func renderBudget(t *theme, v budgetView, width int) []string {
 	var out []string
 	add := func(s string) { out = append(out, fit(s, width)) }
 	if len(v.Gauges) == 0 {
@@ -367,7 +334,7 @@ func RenderBudget(t *Theme, v BudgetView, width int) []string {
 	for _, g := range v.Gauges {
 		bar := strings.Repeat(" ", gw)
 		if g.HasMax {
-			bar = RenderGauge(t, gw, g.Used, g.Max)
+			bar = renderGauge(t, gw, g.Used, g.Max)
 		}
 		if g.Name == "depth" {
 			bar = strings.Repeat(" ", gw)
@@ -377,16 +344,16 @@ func RenderBudget(t *Theme, v BudgetView, width int) []string {
 	if len(v.Sparkline) > 0 {
 		add("")
 		add(t.Header.Render("spend over time") + t.Muted.Render(" (since issue, "+fmtLeft(v.Span)+")"))
-		add(fmt.Sprintf("%-9s ", "steps") + t.BarFull.Render(Sparkline(v.Sparkline)))
+		add(fmt.Sprintf("%-9s ", "steps") + t.BarFull.Render(sparkline(v.Sparkline)))
 		if slices.ContainsFunc(v.Tokens, func(f float64) bool { return f > 0 }) {
-			add(fmt.Sprintf("%-9s ", "tokens") + t.BarFull.Render(Sparkline(v.Tokens)))
+			add(fmt.Sprintf("%-9s ", "tokens") + t.BarFull.Render(sparkline(v.Tokens)))
 		}
 	}
 	return out
 }
 
-// RenderActivity draws a lease's gate decisions, newest first.
-func RenderActivity(t *Theme, evs []registry.GateEvent, loc *time.Location, width int) []string {
+// renderActivity draws a lease's gate decisions, newest first.
+func renderActivity(t *theme, evs []registry.GateEvent, loc *time.Location, width int) []string {
 	var out []string
 	if len(evs) == 0 {
 		return []string{fit(t.Muted.Render("no gate decisions yet"), width)}
@@ -415,8 +382,8 @@ func RenderActivity(t *Theme, evs []registry.GateEvent, loc *time.Location, widt
 	return out
 }
 
-// LeaseDoc is the Lease tab: the signed JSON and whether it verifies.
-type LeaseDoc struct {
+// leaseDoc is the Lease tab: the signed JSON and whether it verifies.
+type leaseDoc struct {
 	Refused  bool
 	Checked  bool // a key was available
 	Problems []string
@@ -424,8 +391,8 @@ type LeaseDoc struct {
 	JSON     []string
 }
 
-// RenderLease draws the Lease tab.
-func RenderLease(t *Theme, d LeaseDoc, width int) []string {
+// renderLease draws the Lease tab.
+func renderLease(t *theme, d leaseDoc, width int) []string {
 	var out []string
 	add := func(s string) { out = append(out, fit(s, width)) }
 	switch {

@@ -13,24 +13,24 @@ import (
 	"github.com/leasedeck/leasedeck/journal"
 )
 
-// JournalMsg carries journal lines to the program: first the whole
+// journalMsg carries journal lines to the program: first the whole
 // journal (Reset set; also after a truncation or a rotation, when the
 // fold must start over), then what was appended, in batches.
-type JournalMsg struct {
+type journalMsg struct {
 	Reset   bool
-	Entries []Entry
+	Entries []entry
 	Heads   [2]uint64 // seq of the last line read, per file
 	Breaks  []string  // chain breaks found in these lines
 	MACs    bool      // macs were checked (the workspace key was readable)
 	Err     string    // the journal cannot be followed right now, and why
 }
 
-// Feeder follows a journal directory and hands what it reads to the
+// feeder follows a journal directory and hands what it reads to the
 // program: the single bus of UI rule 3. It reads and checks lines on its
 // own goroutine and calls Send at most once per Interval, however fast
 // the journal grows, so a burst of thousands of lines costs a few
 // redraws rather than thousands.
-type Feeder struct {
+type feeder struct {
 	Dir      string
 	Key      []byte // the workspace key, to check macs; nil skips them
 	Send     func(tea.Msg)
@@ -41,7 +41,7 @@ type Feeder struct {
 var errRestart = errors.New("journal reset")
 
 // Run follows the journal until ctx ends.
-func (f *Feeder) Run(ctx context.Context) error {
+func (f *feeder) Run(ctx context.Context) error {
 	if f.Interval <= 0 {
 		f.Interval = 33 * time.Millisecond
 	}
@@ -57,7 +57,7 @@ func (f *Feeder) Run(ctx context.Context) error {
 			continue
 		}
 		if err != nil {
-			f.Send(JournalMsg{Err: err.Error(), MACs: f.Key != nil})
+			f.Send(journalMsg{Err: err.Error(), MACs: f.Key != nil})
 		}
 		t := time.NewTimer(f.Retry)
 		select {
@@ -71,7 +71,7 @@ func (f *Feeder) Run(ctx context.Context) error {
 
 // cycle loads both files, sends them, then follows them until a reset
 // (errRestart), an error, or ctx's end.
-func (f *Feeder) cycle(ctx context.Context) error {
+func (f *feeder) cycle(ctx context.Context) error {
 	ck := newChainCheck(f.Key)
 	first, from, err := f.load(ck)
 	if err != nil {
@@ -87,7 +87,7 @@ func (f *Feeder) cycle(ctx context.Context) error {
 		tailErr <- journal.Tail(tctx, f.Dir, journal.TailOptions{From: from, Key: f.Key, Checkers: ck.check}, ch)
 	}()
 
-	var pend JournalMsg
+	var pend journalMsg
 	var timer *time.Timer
 	var timerC <-chan time.Time
 	var last time.Time
@@ -125,21 +125,21 @@ func (f *Feeder) cycle(ctx context.Context) error {
 			pend.Heads, pend.MACs = ck.seq, f.Key != nil
 			f.Send(pend)
 			last = time.Now()
-			pend = JournalMsg{}
+			pend = journalMsg{}
 		}
 	}
 }
 
 // load reads both files from the start, leases first (the audit journal
 // refers to it), as the registry replays them.
-func (f *Feeder) load(ck *chainCheck) (JournalMsg, map[journal.Kind]int64, error) {
-	msg := JournalMsg{Reset: true, MACs: f.Key != nil}
+func (f *feeder) load(ck *chainCheck) (journalMsg, map[journal.Kind]int64, error) {
+	msg := journalMsg{Reset: true, MACs: f.Key != nil}
 	from := map[journal.Kind]int64{}
 	for _, k := range journal.Kinds {
 		path := filepath.Join(f.Dir, k.FileName())
 		next, err := journal.Scan(path, 0, func(l *journal.Line) error {
 			msg.Breaks = append(msg.Breaks, ck.line(k, l)...)
-			msg.Entries = append(msg.Entries, Entry{Kind: k, Seq: l.Seq, Value: l.Value})
+			msg.Entries = append(msg.Entries, entry{Kind: k, Seq: l.Seq, Value: l.Value})
 			return nil
 		})
 		var re *journal.ReadError
@@ -190,7 +190,7 @@ func breakStrings(bs []journal.Break) []string {
 }
 
 // batch adds a tail batch to the message being gathered.
-func (c *chainCheck) batch(m *JournalMsg, b journal.Batch) {
+func (c *chainCheck) batch(m *journalMsg, b journal.Batch) {
 	for _, p := range b.Problems {
 		m.Breaks = append(m.Breaks, fmt.Sprintf("%s line %d: %s", b.Kind.FileName(), p.Number, p.Reason))
 	}
@@ -198,6 +198,6 @@ func (c *chainCheck) batch(m *JournalMsg, b journal.Batch) {
 	for i := range b.Lines {
 		l := &b.Lines[i]
 		c.seq[b.Kind] = l.Seq
-		m.Entries = append(m.Entries, Entry{Kind: b.Kind, Seq: l.Seq, Value: l.Value})
+		m.Entries = append(m.Entries, entry{Kind: b.Kind, Seq: l.Seq, Value: l.Value})
 	}
 }

@@ -20,15 +20,15 @@ import (
 // collector is a Send that records what the feeder sent, and when.
 type collector struct {
 	mu   sync.Mutex
-	msgs []JournalMsg
+	msgs []journalMsg
 	at   []time.Time
-	ch   chan JournalMsg
+	ch   chan journalMsg
 }
 
-func newCollector() *collector { return &collector{ch: make(chan JournalMsg, 1024)} }
+func newCollector() *collector { return &collector{ch: make(chan journalMsg, 1024)} }
 
 func (c *collector) send(m tea.Msg) {
-	jm := m.(JournalMsg)
+	jm := m.(journalMsg)
 	c.mu.Lock()
 	c.msgs = append(c.msgs, jm)
 	c.at = append(c.at, time.Now())
@@ -36,7 +36,7 @@ func (c *collector) send(m tea.Msg) {
 	c.ch <- jm
 }
 
-func (c *collector) next(t *testing.T) JournalMsg {
+func (c *collector) next(t *testing.T) journalMsg {
 	t.Helper()
 	select {
 	case m := <-c.ch:
@@ -44,7 +44,7 @@ func (c *collector) next(t *testing.T) JournalMsg {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the feeder sent nothing")
 	}
-	return JournalMsg{}
+	return journalMsg{}
 }
 
 func startFeeder(t *testing.T, dir string, key []byte) *collector {
@@ -52,7 +52,7 @@ func startFeeder(t *testing.T, dir string, key []byte) *collector {
 	c := newCollector()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	f := &Feeder{Dir: dir, Key: key, Send: c.send, Retry: 100 * time.Millisecond}
+	f := &feeder{Dir: dir, Key: key, Send: c.send, Retry: 100 * time.Millisecond}
 	go func() { f.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return c
@@ -75,7 +75,7 @@ func TestFeederLoadsThenFollows(t *testing.T) {
 		t.Fatalf("follow-up: reset=%v entries=%d breaks=%v", got.Reset, len(got.Entries), got.Breaks)
 	}
 	// The folded result is what the registry itself would say.
-	d := NewDeck()
+	d := newDeck()
 	d.Apply(first.Entries)
 	d.Apply(got.Entries)
 	if d.FoldErrs != 0 || len(d.Pending()) != 0 {

@@ -158,12 +158,12 @@ var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
 // fixture is the scenario's journal as Entries, with every random id
 // replaced by a stable one (in order of first appearance) and each lease
 // signed again, so goldens do not change from run to run.
-func fixture(t testing.TB) []Entry {
+func fixture(t testing.TB) []entry {
 	t.Helper()
 	dir, stop := scenario(t)
 	defer stop()
 	ids := map[string]string{}
-	var out []Entry
+	var out []entry
 	key := testKey(t)
 	for _, k := range journal.Kinds {
 		lines, _, err := journal.ReadFrom(filepath.Join(dir, k.FileName()), 0)
@@ -193,7 +193,7 @@ func fixture(t testing.TB) []Entry {
 				}
 				lease["signature"] = sig
 			}
-			out = append(out, Entry{Kind: k, Seq: l.Seq, Value: v})
+			out = append(out, entry{Kind: k, Seq: l.Seq, Value: v})
 		}
 	}
 	return out

@@ -7,19 +7,19 @@ import (
 	"charm.land/bubbles/v2/key"
 )
 
-// KeyMap is every key the cockpit answers, one struct per context (UI
+// keyMap is every key the cockpit answers, one struct per context (UI
 // rule 6). The `?` help screen and the key table in README-cockpit.md are
 // both generated from it, so neither can drift from what the keys do.
-type KeyMap struct {
-	Tree     TreeKeys
-	Approval ApprovalKeys
-	Reason   ReasonKeys
-	Filter   FilterKeys
-	Help     HelpKeys
+type keyMap struct {
+	Tree     treeKeys
+	Approval approvalKeys
+	Reason   reasonKeys
+	Filter   filterKeys
+	Help     helpKeys
 }
 
-// TreeKeys act on the lease tree and the detail pane (no modal open).
-type TreeKeys struct {
+// treeKeys act on the lease tree and the detail pane (no modal open).
+type treeKeys struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	Toggle, Collapse, Expand                key.Binding
 	NextTab, PrevTab, Tab                   key.Binding
@@ -28,34 +28,34 @@ type TreeKeys struct {
 	Help, Quit                              key.Binding
 }
 
-// ApprovalKeys act in the approval modal. Enter is listed so that help
+// approvalKeys act in the approval modal. Enter is listed so that help
 // says plainly what it does: it denies (the default), it never approves.
-type ApprovalKeys struct {
+type approvalKeys struct {
 	ApproveOnce, ApproveLease, Deny, Enter, Defer key.Binding
 }
 
-// ReasonKeys act while a reason is typed (deny, revoke).
-type ReasonKeys struct {
+// reasonKeys act while a reason is typed (deny, revoke).
+type reasonKeys struct {
 	Confirm, Cancel, Clear key.Binding
 }
 
-// FilterKeys act while the filter is typed.
-type FilterKeys struct {
+// filterKeys act while the filter is typed.
+type filterKeys struct {
 	Apply, Clear key.Binding
 }
 
-// HelpKeys scroll and close the help screen.
-type HelpKeys struct {
+// helpKeys scroll and close the help screen.
+type helpKeys struct {
 	Down, Up, Close key.Binding
 }
 
-// DefaultKeyMap is the cockpit's key map.
-func DefaultKeyMap() KeyMap {
+// defaultKeyMap is the cockpit's key map.
+func defaultKeyMap() keyMap {
 	b := func(keys []string, help, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
-	return KeyMap{
-		Tree: TreeKeys{
+	return keyMap{
+		Tree: treeKeys{
 			Up:         b([]string{"up", "k"}, "↑/k", "previous lease"),
 			Down:       b([]string{"down", "j"}, "↓/j", "next lease"),
 			PageUp:     b([]string{"pgup", "ctrl+b"}, "pgup", "page up"),
@@ -77,23 +77,23 @@ func DefaultKeyMap() KeyMap {
 			Help:       b([]string{"?"}, "?", "this help"),
 			Quit:       b([]string{"q", "ctrl+c"}, "q", "quit"),
 		},
-		Approval: ApprovalKeys{
+		Approval: approvalKeys{
 			ApproveOnce:  b([]string{"y"}, "y", "approve this call once"),
 			ApproveLease: b([]string{"Y"}, "Y", "approve for the rest of this lease"),
 			Deny:         b([]string{"n"}, "n", "deny (type an optional reason, enter to confirm)"),
 			Enter:        b([]string{"enter"}, "enter", "deny: the default; enter never approves"),
 			Defer:        b([]string{"esc"}, "esc", "decide later (hidden until the next request; a reopens)"),
 		},
-		Reason: ReasonKeys{
+		Reason: reasonKeys{
 			Confirm: b([]string{"enter"}, "enter", "confirm"),
 			Cancel:  b([]string{"esc"}, "esc", "cancel"),
 			Clear:   b([]string{"ctrl+u"}, "ctrl+u", "clear the text"),
 		},
-		Filter: FilterKeys{
+		Filter: filterKeys{
 			Apply: b([]string{"enter"}, "enter", "apply the filter"),
 			Clear: b([]string{"esc"}, "esc", "clear the filter"),
 		},
-		Help: HelpKeys{
+		Help: helpKeys{
 			Down:  b([]string{"down", "j"}, "↓/j", "scroll the help down"),
 			Up:    b([]string{"up", "k"}, "↑/k", "scroll the help up"),
 			Close: b([]string{"esc", "?", "q"}, "esc/?", "close the help"),
@@ -101,16 +101,16 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
-// HelpSection is one context's bindings, for the help screen and docs.
-type HelpSection struct {
+// helpSection is one context's bindings, for the help screen and docs.
+type helpSection struct {
 	Title    string
 	Bindings []key.Binding
 }
 
 // Sections lists the contexts in the order help shows them.
-func (k KeyMap) Sections() []HelpSection {
+func (k keyMap) Sections() []helpSection {
 	t := k.Tree
-	return []HelpSection{
+	return []helpSection{
 		{"Lease tree", []key.Binding{t.Up, t.Down, t.PageUp, t.PageDown, t.Top, t.Bottom, t.Toggle, t.Collapse, t.Expand}},
 		{"Detail pane", []key.Binding{t.NextTab, t.PrevTab, t.Tab, t.DetailDown, t.DetailUp}},
 		{"Actions", []key.Binding{t.Revoke, t.Approvals, t.Filter, t.Sort, t.Help, t.Quit}},
@@ -122,7 +122,7 @@ func (k KeyMap) Sections() []HelpSection {
 }
 
 // MarkdownTable renders the key map as the README's table.
-func (k KeyMap) MarkdownTable() string {
+func (k keyMap) MarkdownTable() string {
 	var b strings.Builder
 	b.WriteString("| context | key | what it does |\n|---|---|---|\n")
 	for _, s := range k.Sections() {

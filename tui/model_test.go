@@ -48,33 +48,33 @@ func (f *fakeActor) Revoke(id, reason string) ([]string, error) {
 
 var (
 	fixtureOnce    sync.Once
-	fixtureEntries []Entry
+	fixtureEntries []entry
 )
 
-func entries(t testing.TB) []Entry {
+func entries(t testing.TB) []entry {
 	fixtureOnce.Do(func() { fixtureEntries = fixture(t) })
 	return fixtureEntries
 }
 
 // newTestModel is the cockpit at a fixed clock, size and colour profile
 // (the plain theme), loaded with the fixture journal.
-func newTestModel(t testing.TB, w, h int, actor Actor) *Model {
+func newTestModel(t testing.TB, w, h int, actor Actor) *model {
 	t.Helper()
 	key := testKey(t)
 	opts := Options{Workspace: "/home/dev/shop", Socket: "/home/dev/shop/.leasedeck/registry.sock", Key: &key,
-		Mode: Embedded, PID: 4242, Location: time.UTC, Theme: PlainTheme()}
+		Mode: Embedded, PID: 4242, location: time.UTC, theme: plainTheme()}
 	if actor != nil {
 		opts.Actor = actor
 	}
-	m := New(opts)
+	m := newModel(opts)
 	send(m, tea.WindowSizeMsg{Width: w, Height: h})
-	send(m, TickMsg(t0.Add(31*time.Second)))
-	send(m, JournalMsg{Reset: true, Entries: entries(t), Heads: [2]uint64{14, 30}, MACs: true})
+	send(m, clockMsg(t0.Add(31*time.Second)))
+	send(m, journalMsg{Reset: true, Entries: entries(t), Heads: [2]uint64{14, 30}, MACs: true})
 	return m
 }
 
 // timerFired stands for a timer in tests: the test decides when time
-// passes (it sends guardOffMsg, TickMsg… itself), so timers never fire.
+// passes (it sends guardOffMsg, clockMsg… itself), so timers never fire.
 type timerFired struct{ d time.Duration }
 
 func testTimer(d time.Duration, _ func(time.Time) tea.Msg) tea.Cmd {
@@ -83,13 +83,13 @@ func testTimer(d time.Duration, _ func(time.Time) tea.Msg) tea.Cmd {
 
 // send runs one message through Update and, like the program would,
 // every command it returns; timers are dropped (see timerFired).
-func send(m *Model, msg tea.Msg) []tea.Msg {
+func send(m *model, msg tea.Msg) []tea.Msg {
 	m.timer = testTimer
 	_, cmd := m.Update(msg)
 	return runCmd(m, cmd)
 }
 
-func runCmd(m *Model, cmd tea.Cmd) []tea.Msg {
+func runCmd(m *model, cmd tea.Cmd) []tea.Msg {
 	if cmd == nil {
 		return nil
 	}
@@ -109,9 +109,9 @@ func runCmd(m *Model, cmd tea.Cmd) []tea.Msg {
 	return out
 }
 
-func screen(m *Model) string { return ansi.Strip(m.View().Content) }
+func screen(m *model) string { return ansi.Strip(m.View().Content) }
 
-func press(m *Model, keys ...string) {
+func press(m *model, keys ...string) {
 	for _, k := range keys {
 		var msg tea.KeyPressMsg
 		switch k {
@@ -139,7 +139,7 @@ func press(m *Model, keys ...string) {
 	}
 }
 
-func typeText(m *Model, s string) {
+func typeText(m *model, s string) {
 	for _, r := range s {
 		press(m, string(r))
 	}
@@ -264,7 +264,7 @@ func TestDeferHidesUntilANewRequest(t *testing.T) {
 		t.Fatal("esc did not hide the request")
 	}
 	// The same request does not come back by itself…
-	send(m, JournalMsg{Heads: m.heads})
+	send(m, journalMsg{Heads: m.heads})
 	if m.overlay != noOverlay {
 		t.Fatal("a deferred request came back without a new one")
 	}
@@ -328,7 +328,7 @@ func TestRevokeClosedLeaseRefused(t *testing.T) {
 	}
 }
 
-func findAgent(t *testing.T, m *Model, name string) string {
+func findAgent(t *testing.T, m *model, name string) string {
 	for _, id := range m.deck.St.Order {
 		if m.deck.St.Leases[id].Agent().Name == name {
 			return id
@@ -340,9 +340,9 @@ func findAgent(t *testing.T, m *Model, name string) string {
 
 func TestReadOnlyNeverActs(t *testing.T) {
 	key := testKey(t)
-	m := New(Options{Mode: ReadOnly, Location: time.UTC, Theme: PlainTheme(), Key: &key})
+	m := newModel(Options{Mode: ReadOnly, location: time.UTC, theme: plainTheme(), Key: &key})
 	send(m, tea.WindowSizeMsg{Width: 120, Height: 40})
-	send(m, JournalMsg{Reset: true, Entries: entries(t), MACs: true})
+	send(m, journalMsg{Reset: true, Entries: entries(t), MACs: true})
 	if m.overlay != noOverlay {
 		t.Fatal("a read-only cockpit popped an approval")
 	}
@@ -359,7 +359,7 @@ func TestBrokenChainBannerAndReadOnly(t *testing.T) {
 	fa := &fakeActor{}
 	m := newTestModel(t, 100, 30, fa)
 	press(m, "esc")
-	send(m, JournalMsg{Breaks: []string{"audit.jsonl seq 12: prev does not match the line before"}, Heads: m.heads, MACs: true})
+	send(m, journalMsg{Breaks: []string{"audit.jsonl seq 12: prev does not match the line before"}, Heads: m.heads, MACs: true})
 	s := screen(m)
 	if !strings.Contains(s, "JOURNAL CHAIN BROKEN") || !strings.Contains(s, "chain ✗ BROKEN") {
 		t.Fatalf("no banner:\n%s", s)
@@ -379,13 +379,13 @@ func TestBrokenChainBannerAndReadOnly(t *testing.T) {
 func TestRegistryGoneWhileAttached(t *testing.T) {
 	fa := &fakeActor{}
 	key := testKey(t)
-	m := New(Options{Mode: Attached, PID: 777, Actor: fa, Location: time.UTC, Theme: PlainTheme(), Key: &key})
+	m := newModel(Options{Mode: Attached, PID: 777, Actor: fa, location: time.UTC, theme: plainTheme(), Key: &key})
 	send(m, tea.WindowSizeMsg{Width: 120, Height: 40})
-	send(m, JournalMsg{Reset: true, Entries: entries(t), MACs: true})
+	send(m, journalMsg{Reset: true, Entries: entries(t), MACs: true})
 	if !strings.Contains(screen(m), "attached to pid 777") {
 		t.Fatalf("status bar:\n%s", screen(m))
 	}
-	send(m, RegistryMsg{Up: false, Err: "the registry closed its socket"})
+	send(m, registryMsg{Up: false, Err: "the registry closed its socket"})
 	s := screen(m)
 	if !strings.Contains(s, "registry pid 777 is GONE") || !strings.Contains(s, "REGISTRY pid 777 IS GONE") {
 		t.Fatalf("no sign the registry died:\n%s", s)
@@ -395,7 +395,7 @@ func TestRegistryGoneWhileAttached(t *testing.T) {
 	if len(fa.decided) != 0 || !strings.Contains(m.appr.err, "is gone") {
 		t.Errorf("acted with the registry gone: %v %q", fa.decided, m.appr.err)
 	}
-	send(m, RegistryMsg{Up: true, PID: 778})
+	send(m, registryMsg{Up: true, PID: 778})
 	if !strings.Contains(screen(m), "attached to pid 778") {
 		t.Errorf("did not notice the registry back:\n%s", screen(m))
 	}
@@ -457,7 +457,7 @@ func TestFilterSortAndHelp(t *testing.T) {
 	}
 	press(m, "?")
 	s := screen(m)
-	for _, sec := range DefaultKeyMap().Sections() {
+	for _, sec := range defaultKeyMap().Sections() {
 		for _, b := range sec.Bindings {
 			if !strings.Contains(s, b.Help().Desc) {
 				t.Errorf("help lacks %q", b.Help().Desc)
@@ -495,9 +495,9 @@ func TestExpandCollapseAndMouse(t *testing.T) {
 }
 
 func TestWindowTitleAndBell(t *testing.T) {
-	m := New(Options{Actor: &fakeActor{}, Location: time.UTC, Theme: PlainTheme()})
+	m := newModel(Options{Actor: &fakeActor{}, location: time.UTC, theme: plainTheme()})
 	send(m, tea.WindowSizeMsg{Width: 100, Height: 30})
-	_, cmd := m.Update(JournalMsg{Reset: true, Entries: entries(t)})
+	_, cmd := m.Update(journalMsg{Reset: true, Entries: entries(t)})
 	rang := false
 	for _, msg := range runCmd(m, cmd) {
 		if r, ok := msg.(tea.RawMsg); ok && r.Msg == "\a" {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The README's key table is generated from the KeyMap; this test keeps
+// The README's key table is generated from the key map; this test keeps
 // the two from drifting (and rewrites the table with -update).
 func TestReadmeKeyTable(t *testing.T) {
 	const path = "../README.md"
@@ -20,7 +20,7 @@ func TestReadmeKeyTable(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("%s has no %q … %q markers", path, begin, end)
 	}
-	want := DefaultKeyMap().MarkdownTable()
+	want := defaultKeyMap().MarkdownTable()
 	got := doc[i+len(begin) : j]
 	if got == want {
 		return

@@ -53,11 +53,11 @@ func (a SocketActor) Revoke(leaseID, reason string) ([]string, error) {
 	return res.Revoked, err
 }
 
-// WatchRegistry reports the registry behind socket coming and going. It
+// watchRegistry reports the registry behind socket coming and going. It
 // does not poll a registry that is up: it holds one idle connection open
 // and learns of the registry's end when the kernel closes it. While the
 // registry is down it tries again every retry. It sends only changes.
-func WatchRegistry(ctx context.Context, socket string, retry time.Duration, send func(tea.Msg)) {
+func watchRegistry(ctx context.Context, socket string, retry time.Duration, send func(tea.Msg)) {
 	if retry <= 0 {
 		retry = 3 * time.Second
 	}
@@ -67,7 +67,7 @@ func WatchRegistry(ctx context.Context, socket string, retry time.Duration, send
 			return
 		}
 		known, wasUp = true, up
-		send(RegistryMsg{Up: up, PID: pid, Err: why})
+		send(registryMsg{Up: up, PID: pid, Err: why})
 	}
 	for ctx.Err() == nil {
 		pid, conn, err := dialWatch(socket)

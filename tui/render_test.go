@@ -26,27 +26,27 @@ func TestGauge(t *testing.T) {
 		{4, -1, "░░░░"},
 		{0, 0.5, ""},
 	} {
-		if got := Gauge(c.w, c.frac); got != c.want {
+		if got := gauge(c.w, c.frac); got != c.want {
 			t.Errorf("Gauge(%d, %v) = %q, want %q", c.w, c.frac, got, c.want)
 		}
-		if c.w > 0 && ansi.StringWidth(Gauge(c.w, c.frac)) != c.w {
+		if c.w > 0 && ansi.StringWidth(gauge(c.w, c.frac)) != c.w {
 			t.Errorf("Gauge(%d, %v) is not %d cells", c.w, c.frac, c.w)
 		}
 	}
 }
 
 func TestSparkline(t *testing.T) {
-	if got := Sparkline([]float64{0, 1, 2, 4, 8}); got != " ▁▂▄█" {
+	if got := sparkline([]float64{0, 1, 2, 4, 8}); got != " ▁▂▄█" {
 		t.Errorf("%q", got)
 	}
 }
 
 func TestLeaseRow(t *testing.T) {
-	th := PlainTheme()
-	r := LeaseRow{Depth: 1, HasKids: true, Expanded: true, Status: "live", Agent: "test-writer",
+	th := plainTheme()
+	r := leaseRow{t: th, Depth: 1, HasKids: true, Expanded: true, Status: "live", Agent: "test-writer",
 		Purpose: "Write table tests", Steps: 3, StepsMax: 10, HasSteps: true, Live: 1, FanOut: 2, HasFanOut: true,
 		DepthLeft: 1, HasDepth: true, Left: "44m59s"}
-	got := RenderLeaseRow(th, r, 100)
+	got := r.Render(100)
 	if w := ansi.StringWidth(got); w != 100 {
 		t.Fatalf("row is %d cells, want 100: %q", w, got)
 	}
@@ -56,24 +56,24 @@ func TestLeaseRow(t *testing.T) {
 		}
 	}
 	r.Pending = 2
-	if got := RenderLeaseRow(th, r, 100); !strings.Contains(got, "◆") || !strings.Contains(got, "2 asks") {
+	if got := r.Render(100); !strings.Contains(got, "◆") || !strings.Contains(got, "2 asks") {
 		t.Errorf("pending not shown: %q", got)
 	}
 	r.Pending, r.Status, r.Left = 0, "revoked", "revoked"
-	if got := RenderLeaseRow(th, r, 100); !strings.Contains(got, "⊘ test-writer") {
+	if got := r.Render(100); !strings.Contains(got, "⊘ test-writer") {
 		t.Errorf("revoked glyph: %q", got)
 	}
 	r.Selected = true
-	if got := RenderLeaseRow(th, r, 100); !strings.HasPrefix(got, "▌") {
+	if got := r.Render(100); !strings.HasPrefix(got, "▌") {
 		t.Errorf("the selection has no marker: %q", got)
 	}
 	// A narrow tree drops the gauge and the figures, never the status.
-	if got := RenderLeaseRow(th, r, 50); ansi.StringWidth(got) != 50 || strings.Contains(got, "3/10") || !strings.Contains(got, "revoked") {
+	if got := r.Render(50); ansi.StringWidth(got) != 50 || strings.Contains(got, "3/10") || !strings.Contains(got, "revoked") {
 		t.Errorf("narrow row: %q", got)
 	}
 	// Text from a journal line cannot carry a terminal escape.
 	r.Agent = "evil\x1b[2Jagent"
-	if got := RenderLeaseRow(th, r, 100); strings.Contains(got, "\x1b") {
+	if got := r.Render(100); strings.Contains(got, "\x1b") {
 		t.Errorf("escape reached the screen: %q", got)
 	}
 }
@@ -98,8 +98,8 @@ func TestNarrowingDiff(t *testing.T) {
 		"approvals":      list("WebFetch"),
 	}
 	g, _ := registry.ParseManifest(gr)
-	v := ComputeNarrowing(&registry.LeaseState{Status: registry.Granted, Declared: decl, Granted: g, Narrowing: "tools removed: WebSearch"})
-	out := strings.Join(RenderNarrowing(PlainTheme(), v, 70), "\n")
+	v := computeNarrowing(&registry.LeaseState{Status: registry.Granted, Declared: decl, Granted: g, Narrowing: "tools removed: WebSearch"})
+	out := strings.Join(renderNarrowing(plainTheme(), v, 70), "\n")
 	for _, want := range []string{
 		"allow.tools       1 kept, 1 removed", "  = Read", "  − WebSearch",
 		"allow.commands    1 kept, 1 removed", "  − docker",
@@ -113,8 +113,8 @@ func TestNarrowingDiff(t *testing.T) {
 			t.Errorf("narrowing lacks %q:\n%s", want, out)
 		}
 	}
-	ref := ComputeNarrowing(&registry.LeaseState{Status: registry.Refused, Declared: decl, Reasons: []string{"R2", "R6"}, Reason: "no tools left"})
-	out = strings.Join(RenderNarrowing(PlainTheme(), ref, 70), "\n")
+	ref := computeNarrowing(&registry.LeaseState{Status: registry.Refused, Declared: decl, Reasons: []string{"R2", "R6"}, Reason: "no tools left"})
+	out = strings.Join(renderNarrowing(plainTheme(), ref, 70), "\n")
 	for _, want := range []string{"REFUSED", "R2: narrowing leaves allow.tools empty", "R6: the parent's remaining fan_out is zero", "reason: no tools left", "what it declared", "2 declared"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("refusal lacks %q:\n%s", want, out)
@@ -123,10 +123,10 @@ func TestNarrowingDiff(t *testing.T) {
 }
 
 func TestFeedLine(t *testing.T) {
-	e := Entry{Kind: 1, Seq: 42, Value: map[string]any{
+	e := entry{Kind: 1, Seq: 42, Value: map[string]any{
 		"timestamp": "2026-03-14T09:30:07.000Z", "event_type": "leasedeck.gate.denied", "summary": "Write: writes src/main.go",
 		"reasoning": "outside allow.write_paths", "details": map[string]any{"lease_id": "abcdef12-0000-4000-8000-000000000001"}}}
-	got := FeedLine(PlainTheme(), e, time.UTC, 120)
+	got := feedLine(plainTheme(), e, time.UTC, 120)
 	for _, want := range []string{"09:30:07", "audit", "#42", "gate.denied", "abcdef12", "Write: writes src/main.go — outside allow.write_paths"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("feed line lacks %q: %q", want, got)
@@ -138,10 +138,10 @@ func TestFeedLine(t *testing.T) {
 }
 
 func TestStatusBarKeepsTheEssentialsWhenNarrow(t *testing.T) {
-	s := StatusBar{Registry: "attached to pid 77", Short: "attached to pid 77", RegistryOK: true, ChainOK: true, MACs: true,
+	s := statusBar{t: plainTheme(), Registry: "attached to pid 77", Short: "attached to pid 77", RegistryOK: true, ChainOK: true, MACs: true,
 		Pending: 3, Heads: [2]uint64{10, 200}, Sort: "issue order", Clock: "12:00:00", Socket: "/very/long/path/registry.sock"}
-	wide := RenderStatusBar(PlainTheme(), s, 160)
-	narrow := RenderStatusBar(PlainTheme(), s, 60)
+	wide := s.Render(160)
+	narrow := s.Render(60)
 	for _, want := range []string{"attached to pid 77", "chain ✓ verified", "⚑ 3 pending", "leases #10 audit #200", "12:00:00"} {
 		if !strings.Contains(wide, want) {
 			t.Errorf("wide bar lacks %q: %q", want, wide)

@@ -27,9 +27,9 @@ func waitFor(t *testing.T, tm *teatest.TestModel, what string) {
 func TestSmokeApproveThroughTheProgram(t *testing.T) {
 	fa := &fakeActor{}
 	key := testKey(t)
-	m := New(Options{Workspace: "/w", Key: &key, Actor: fa, PID: 1, Location: time.UTC, Theme: PlainTheme(), Now: fixedNow})
+	m := newModel(Options{Workspace: "/w", Key: &key, Actor: fa, PID: 1, location: time.UTC, theme: plainTheme(), now: fixedNow})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
-	tm.Send(JournalMsg{Reset: true, Entries: entries(t), MACs: true})
+	tm.Send(journalMsg{Reset: true, Entries: entries(t), MACs: true})
 	waitFor(t, tm, "APPROVAL NEEDED")
 	time.Sleep(500 * time.Millisecond) // past the 400 ms guard, in real time
 	tm.Send(tea.KeyPressMsg{Code: 'y', Text: "y"})
@@ -57,9 +57,9 @@ func TestSmokeGuardHoldsInRealTime(t *testing.T) {
 	fa := &fakeActor{}
 	// A long guard, so that a slow machine cannot make the key arrive
 	// after it: the mechanism is the same at 400 ms.
-	m := New(Options{Actor: fa, Location: time.UTC, Theme: PlainTheme(), Now: fixedNow, Guard: 5 * time.Second})
+	m := newModel(Options{Actor: fa, location: time.UTC, theme: plainTheme(), now: fixedNow, guard: 5 * time.Second})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
-	tm.Send(JournalMsg{Reset: true, Entries: entries(t)})
+	tm.Send(journalMsg{Reset: true, Entries: entries(t)})
 	waitFor(t, tm, "APPROVAL NEEDED")
 	tm.Send(tea.KeyPressMsg{Code: 'y', Text: "y"}) // well inside 400 ms
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
@@ -73,9 +73,9 @@ func TestSmokeGuardHoldsInRealTime(t *testing.T) {
 }
 
 func TestSmokeResizeAndTinyTerminal(t *testing.T) {
-	m := New(Options{Location: time.UTC, Theme: PlainTheme(), Now: fixedNow})
+	m := newModel(Options{location: time.UTC, theme: plainTheme(), now: fixedNow})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(20, 5))
-	tm.Send(JournalMsg{Reset: true, Entries: entries(t)})
+	tm.Send(journalMsg{Reset: true, Entries: entries(t)})
 	waitFor(t, tm, "too small")
 	tm.Send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	waitFor(t, tm, "Journal")

@@ -4,11 +4,11 @@ import (
 	"charm.land/lipgloss/v2"
 )
 
-// Theme is every style the cockpit uses, by meaning rather than colour
-// (UI rule 7). Renderers take a *Theme and never name a colour, so the
+// theme is every style the cockpit uses, by meaning rather than colour
+// (UI rule 7). Renderers take a *theme and never name a colour, so the
 // light and dark palettes, and the plain one the golden tests use, are
 // the only places colours live.
-type Theme struct {
+type theme struct {
 	Title    lipgloss.Style // pane titles
 	Header   lipgloss.Style // column headers
 	Text     lipgloss.Style // ordinary text
@@ -34,7 +34,7 @@ type Theme struct {
 }
 
 // bold is st in bold, unless the theme is plain.
-func (t *Theme) bold(st lipgloss.Style) lipgloss.Style {
+func (t *theme) bold(st lipgloss.Style) lipgloss.Style {
 	if t.plain {
 		return st
 	}
@@ -42,20 +42,20 @@ func (t *Theme) bold(st lipgloss.Style) lipgloss.Style {
 }
 
 // reverse is st in reverse video, unless the theme is plain.
-func (t *Theme) reverse(st lipgloss.Style) lipgloss.Style {
+func (t *theme) reverse(st lipgloss.Style) lipgloss.Style {
 	if t.plain {
 		return st
 	}
 	return st.Reverse(true)
 }
 
-// NewTheme builds the palette for a dark or light terminal background.
-func NewTheme(dark bool) *Theme {
+// newTheme builds the palette for a dark or light terminal background.
+func newTheme(dark bool) *theme {
 	ld := lipgloss.LightDark(dark)
 	c := func(light, darkHex string) lipgloss.Style {
 		return lipgloss.NewStyle().Foreground(ld(lipgloss.Color(light), lipgloss.Color(darkHex)))
 	}
-	t := &Theme{
+	t := &theme{
 		Title:    c("#1d4ed8", "#93c5fd").Bold(true),
 		Header:   c("#6b7280", "#9ca3af").Bold(true),
 		Text:     lipgloss.NewStyle(),
@@ -85,11 +85,11 @@ func NewTheme(dark bool) *Theme {
 	return t
 }
 
-// PlainTheme has no colours or attributes, only the frame of the modal:
+// plainTheme has no colours or attributes, only the frame of the modal:
 // what a golden file or a screen reader sees.
-func PlainTheme() *Theme {
+func plainTheme() *theme {
 	p := lipgloss.NewStyle()
-	return &Theme{
+	return &theme{
 		Title: p, Header: p, Text: p, Muted: p, Dim: p, OK: p, Warn: p, Danger: p,
 		Selected: p, Added: p, Removed: p, Kept: p, BarFull: p, BarEmpty: p, Key: p,
 		Status: p, Banner: p, TabOn: p, TabOff: p,

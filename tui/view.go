@@ -30,35 +30,7 @@ const (
 	minH = 16
 )
 
-func (m *Model) banners() []string {
-	var out []string
-	if len(m.breaks) > 0 {
-		more := ""
-		if len(m.breaks) > 1 {
-			more = fmt.Sprintf(" (and %d more)", len(m.breaks)-1)
-		}
-		out = append(out, "JOURNAL CHAIN BROKEN — read-only: "+m.breaks[0]+more)
-	}
-	if m.deck != nil && m.deck.FoldErrs > 0 {
-		out = append(out, fmt.Sprintf("%d journal line(s) do not fold: %s", m.deck.FoldErrs, m.deck.LastErr))
-	}
-	if m.journalErr != "" {
-		out = append(out, "cannot follow the journal: "+m.journalErr)
-	}
-	if !m.regUp && m.regPID > 0 {
-		s := fmt.Sprintf("REGISTRY pid %d IS GONE — approvals and revocations are unavailable; run 'leasedeck' or 'leasedeck serve' to start one", m.regPID)
-		if m.regErr != "" {
-			s += " (" + m.regErr + ")"
-		}
-		out = append(out, s)
-	}
-	if len(out) > 2 {
-		out = out[:2]
-	}
-	return out
-}
-
-func (m *Model) relayout() {
+func (m *model) relayout() {
 	w, h := m.w, m.h
 	l := layout{banners: m.banners()}
 	if w < minW || h < minH {
@@ -99,16 +71,16 @@ func (m *Model) relayout() {
 }
 
 // View draws the screen. It reads only the model: no I/O, no clock.
-func (m *Model) View() tea.View {
+func (m *model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = m.Title()
+	v.WindowTitle = m.title()
 	return v
 }
 
 // render is View's content: exactly m.h lines of m.w cells.
-func (m *Model) render() string {
+func (m *model) render() string {
 	if m.w == 0 || m.h == 0 {
 		return ""
 	}
@@ -119,7 +91,7 @@ func (m *Model) render() string {
 	lines := make([]string, 0, m.h)
 	lines = append(lines, m.header())
 	for _, b := range m.lay.banners {
-		lines = append(lines, Banner(t, b, m.w))
+		lines = append(lines, banner(t, b, m.w))
 	}
 	treeLines := m.treePane()
 	detLines := m.detailPane()
@@ -142,18 +114,15 @@ func (m *Model) render() string {
 		lines = append(lines, strings.Repeat(" ", m.w))
 	}
 	lines = lines[:m.h]
-	switch m.overlay {
-	case approvalOverlay:
-		lines = overlay(lines, RenderApproval(t, m.approvalCard(), min(m.w-4, 84)), m.w)
-	case revokeOverlay:
-		lines = overlay(lines, RenderRevoke(t, m.revokeCard(), min(m.w-4, 80)), m.w)
-	case helpOverlay:
-		lines = overlay(lines, RenderHelp(t, m.keys, min(m.w-4, 84), m.h, m.helpOff), m.w)
+	if d, ok := dialogs[m.overlay]; ok {
+		if box := d.box(m); box != "" {
+			lines = overlay(lines, box, m.w)
+		}
 	}
 	return strings.Join(lines, "\n")
 }
 
-func (m *Model) tooSmall() string {
+func (m *model) tooSmall() string {
 	msg := fmt.Sprintf("leasedeck: terminal too small (%d×%d); needs at least %d×%d. q quits.", m.w, m.h, minW, minH)
 	lines := wrapWords("", msg, m.w)
 	for i := range lines {
@@ -167,7 +136,7 @@ func (m *Model) tooSmall() string {
 
 // recount refreshes the header's figures; it walks every lease, so it
 // runs in Update (a batch, a tick), never per frame.
-func (m *Model) recount() {
+func (m *model) recount() {
 	c := counts{total: len(m.deck.St.Order)}
 	var next time.Time
 	for _, id := range m.deck.St.Order {
@@ -187,7 +156,7 @@ func (m *Model) recount() {
 
 type counts struct{ live, total, refused int }
 
-func (m *Model) header() string {
+func (m *model) header() string {
 	t := m.theme
 	left := t.Title.Render(" leasedeck ") + t.Muted.Render(clean(m.opts.Workspace))
 	if m.opts.Note != "" {
@@ -202,7 +171,7 @@ func (m *Model) header() string {
 	return fit(left, max(room, 0)) + "  " + t.Muted.Render(right)
 }
 
-func (m *Model) treePane() []string {
+func (m *model) treePane() []string {
 	t := m.theme
 	w := m.lay.treeW
 	out := make([]string, 0, m.lay.treeH+2)
@@ -211,7 +180,7 @@ func (m *Model) treePane() []string {
 		title += fmt.Sprintf(" — filter %q: %d shown", m.tree.filter.raw, len(m.tree.rows))
 	}
 	out = append(out, fit(t.Title.Render(title)+t.Muted.Render("  sort: "+m.tree.sort.String()), w))
-	out = append(out, RenderLeaseHeader(t, w))
+	out = append(out, renderLeaseHeader(t, w))
 	vis := m.tree.visible()
 	for i, r := range vis {
 		out = append(out, m.row(r, m.tree.offset+i == m.tree.cursor, w))
@@ -232,48 +201,7 @@ func (m *Model) treePane() []string {
 	return out[:m.lay.treeH+2]
 }
 
-// row renders one visible row through the cache: a row is redrawn only
-// when its lease's version, its width, its time-left text or its
-// selection changed.
-func (m *Model) row(r row, selected bool, w int) string {
-	l := m.deck.St.Leases[r.id]
-	if l == nil {
-		return strings.Repeat(" ", w)
-	}
-	status := displayStatus(m.deck.St, l, m.now)
-	left := status
-	if status == "live" || status == "granted" {
-		left = fmtLeft(l.ExpiresAt.Sub(m.now))
-	}
-	k := rowKey{id: r.id, width: w, ver: m.deck.Version(r.id), left: left, selected: selected,
-		expanded: !m.tree.collapsed[r.id], context: r.context, status: status}
-	if s, ok := m.rows[k]; ok {
-		return s
-	}
-	a := l.Agent()
-	lr := LeaseRow{Depth: r.depth, HasKids: r.hasKids, Expanded: k.expanded, Selected: selected,
-		Context: r.context, Status: status, Pending: m.deck.PendingFor(r.id),
-		Agent: a.Name, Purpose: l.Purpose(), Steps: l.Spent.Steps, Left: left}
-	if lr.Agent == "" {
-		lr.Agent = a.RuntimeAgent
-	}
-	if l.Granted != nil {
-		g := l.Granted.Budget
-		lr.StepsMax, lr.HasSteps = g.Get(registry.Steps)
-		lr.HasSteps = lr.HasSteps && lr.StepsMax > 0
-		lr.FanOut, lr.HasFanOut = g.Get(registry.FanOut)
-		lr.DepthLeft, lr.HasDepth = g.Get(registry.Depth)
-		lr.Live = m.deck.St.LiveChildren(r.id, m.now)
-	}
-	s := RenderLeaseRow(m.theme, lr, w)
-	if len(m.rows) > 8192 {
-		clear(m.rows)
-	}
-	m.rows[k] = s
-	return s
-}
-
-func (m *Model) detailPane() []string {
+func (m *model) detailPane() []string {
 	t := m.theme
 	w, h := m.lay.detW, m.lay.detH
 	out := make([]string, 0, h+1)
@@ -306,7 +234,7 @@ func (m *Model) detailPane() []string {
 // detailLines renders the active tab for the selected lease, cached by
 // (lease, tab, width, version); the Budget tab also by the second, since
 // its gauges move with the clock.
-func (m *Model) detailLines(w int) []string {
+func (m *model) detailLines(w int) []string {
 	id := m.tree.selected()
 	l := m.deck.St.Leases[id]
 	if l == nil {
@@ -334,91 +262,28 @@ func (m *Model) detailLines(w int) []string {
 	var body []string
 	switch m.tab {
 	case tabNarrowing:
-		body = RenderNarrowing(t, ComputeNarrowing(l), w)
+		body = renderNarrowing(t, computeNarrowing(l), w)
 	case tabBudget:
-		body = RenderBudget(t, ComputeBudget(m.deck, l, m.now, min(max(w-12, 10), 60)), w)
+		body = renderBudget(t, computeBudget(m.deck, l, m.now, min(max(w-12, 10), 60)), w)
 	case tabActivity:
-		body = RenderActivity(t, l.Activity, m.loc, w)
+		body = renderActivity(t, l.Activity, m.loc, w)
 	case tabLease:
 		d, ok := m.docs[id]
 		if !ok {
 			body = []string{t.Muted.Render("…")}
 		} else {
-			body = RenderLease(t, d, w)
+			body = renderLease(t, d, w)
 		}
 	}
 	*c = detailCache{id: id, tab: m.tab, width: w, ver: m.deck.Version(id), sec: sec, lines: append(head, body...)}
 	return c.lines
 }
 
-// feedPane draws the newest journal lines; cached until a line arrives
-// or the width changes.
-func (m *Model) feedPane() []string {
-	fc := &m.feedCache
-	if fc.lines != nil && fc.n == m.deck.Lines && fc.w == m.w && fc.h == m.lay.feedH && fc.deck == m.deck {
-		return fc.lines
-	}
-	t := m.theme
-	out := make([]string, 0, m.lay.feedH+1)
-	out = append(out, fit(t.Title.Render("Journal")+t.Muted.Render(fmt.Sprintf("  %d lines read", m.deck.Lines)), m.w))
-	es := m.deck.Feed(m.lay.feedH)
-	for _, e := range es {
-		out = append(out, FeedLine(t, e, m.loc, m.w))
-	}
-	for len(out) < m.lay.feedH+1 {
-		out = append(out, strings.Repeat(" ", m.w))
-	}
-	*fc = feedCache{n: m.deck.Lines, w: m.w, h: m.lay.feedH, deck: m.deck, lines: out}
-	return out
-}
-
-type feedCache struct {
-	n, w, h int
-	deck    *Deck
-	lines   []string
-}
-
-func (m *Model) statusLine() string {
-	t := m.theme
-	if m.overlay == filterOverlay {
-		return t.Status.Render(fit(" / "+m.filterIn+"▏   enter apply · esc clear   (agent: purpose: status: tool: or any text)", m.w))
-	}
-	reg, short, ok := m.pidLabel()
-	mode := m.opts.Mode.String()
-	switch {
-	case m.opts.Mode == Attached && m.regUp && m.opts.Actor != nil:
-		mode = "" // "attached to pid N" says it
-	case m.opts.Mode != ReadOnly && m.opts.Actor == nil:
-		mode += " READ-ONLY"
-	}
-	sb := StatusBar{
-		Mode: mode, Registry: reg, Short: short, RegistryOK: ok, Socket: m.opts.Socket,
-		Heads: m.heads, ChainOK: len(m.breaks) == 0, MACs: m.macs,
-		Pending: len(m.deck.Pending()), Sort: m.tree.sort.String(), Filter: m.tree.filter.raw,
-		Clock: m.now.In(m.loc).Format("15:04"), Msg: m.flash, MsgErr: m.flashErr,
-	}
-	return RenderStatusBar(t, sb, m.w)
-}
-
-func (m *Model) approvalCard() ApprovalCard {
-	r, _, _ := m.deck.Book.Get(m.appr.id)
-	c := ApprovalCard{Tool: r.Tool, Summary: r.Summary, Why: r.Reason, Names: r.Names, Client: r.Client,
-		Lease: shortID(r.LeaseID), Left: r.Deadline.Sub(m.now), Guard: m.appr.guard,
-		Typing: m.appr.typing, Reason: m.appr.reason, Sending: m.appr.sending, Err: m.appr.err}
-	if l := m.deck.St.Leases[r.LeaseID]; l != nil {
-		c.Agent = l.Agent().Name
-		c.Purpose = l.Purpose()
-	}
-	if _, n, _ := m.candidate(); n > 1 {
-		c.More = n - 1
-	}
-	return c
-}
-
-func (m *Model) revokeCard() RevokeCard {
-	c := RevokeCard{Lease: shortID(m.rev.id), Cascade: m.rev.cascade, Reason: m.rev.reason, Sending: m.rev.sending, Err: m.rev.err}
-	if l := m.deck.St.Leases[m.rev.id]; l != nil {
-		c.Agent, c.Purpose = l.Agent().Name, l.Purpose()
-	}
-	return c
+type detailCache struct {
+	id    string
+	tab   tab
+	width int
+	ver   uint64
+	sec   int64
+	lines []string
 }

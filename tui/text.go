@@ -7,8 +7,68 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/leasedeck/leasedeck/registry"
 )
+
+// fit cuts s to exactly w cells (ANSI-aware), padding with spaces.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		s = ansi.Truncate(s, w, "…")
+		sw = ansi.StringWidth(s)
+	}
+	if sw < w {
+		s += strings.Repeat(" ", w-sw)
+	}
+	return s
+}
+
+// fitRight is fit with the text aligned right.
+func fitRight(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	if sw >= w {
+		return fit(s, w)
+	}
+	return strings.Repeat(" ", w-sw) + s
+}
+
+// wrapItems lays out list items after a prefix, wrapping at width.
+func wrapItems(prefix string, items []string, width int, seps ...string) []string {
+	sepText := ", "
+	if len(seps) > 0 {
+		sepText = seps[0]
+	}
+	var out []string
+	cur := prefix
+	pw := len([]rune(prefix))
+	for i, it := range items {
+		it = clean(it)
+		sep := sepText
+		if i == len(items)-1 {
+			sep = ""
+		}
+		piece := it + sep
+		if len([]rune(cur))+len([]rune(piece)) > width && len([]rune(cur)) > pw {
+			out = append(out, strings.TrimRight(cur, " "))
+			cur = strings.Repeat(" ", pw)
+		}
+		cur += piece
+	}
+	if len([]rune(cur)) > pw {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// wrapWords wraps prose at spaces after a prefix.
+func wrapWords(prefix, text string, width int) []string {
+	return wrapItems(prefix, strings.Fields(clean(text)), width, " ")
+}
 
 func str(m map[string]any, k string) string {
 	if m == nil {

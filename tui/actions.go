@@ -1,0 +1,61 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/leasedeck/leasedeck/registry"
+)
+
+func (m *model) setFlash(s string, isErr bool) tea.Cmd {
+	m.flashID++
+	m.flash, m.flashErr = s, isErr
+	id := m.flashID
+	return m.timer(6*time.Second, func(time.Time) tea.Msg { return flashOffMsg{id} })
+}
+
+func (m *model) onAction(a actionDone) tea.Cmd {
+	if a.err != nil {
+		msg := actionError(a.err)
+		switch a.kind {
+		case "revoke":
+			if m.overlay == revokeOverlay && m.rev.id == a.target {
+				m.rev.sending, m.rev.err = false, msg
+				return nil
+			}
+			return m.setFlash("revoke failed: "+msg, true)
+		default:
+			// The request is decidable again: show it with the error.
+			delete(m.deciding, a.target)
+			m.appr = approvalState{id: a.target, err: msg}
+			return tea.Batch(m.setFlash(a.kind+" failed: "+msg, true), m.syncApproval())
+		}
+	}
+	switch a.kind {
+	case "revoke":
+		if m.overlay == revokeOverlay && m.rev.id == a.target {
+			m.overlay = noOverlay
+		}
+		return tea.Batch(m.setFlash(fmt.Sprintf("revoked %d lease(s) from %s", a.revoked, shortID(a.target)), false), m.syncApproval())
+	case "approve":
+		return tea.Batch(m.setFlash("approved once: "+clean(a.label), false), m.syncApproval())
+	case "approve-lease":
+		return tea.Batch(m.setFlash("approved for the lease: "+clean(a.label), false), m.syncApproval())
+	}
+	return tea.Batch(m.setFlash("denied: "+clean(a.label), false), m.syncApproval())
+}
+
+// actionError says what went wrong in words a person can act on.
+func actionError(err error) string {
+	var re *registry.RemoteError
+	switch {
+	case errors.As(err, &re):
+		return re.Message
+	case errors.Is(err, registry.ErrUnreachable):
+		return "the registry is unreachable: " + err.Error()
+	}
+	return err.Error()
+}
