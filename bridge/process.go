@@ -1,18 +1,25 @@
 package bridge
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/registry/wire"
 )
 
-// Caller is what Process needs from the registry: one socket round trip.
-// *registry.Client implements it.
+// Caller is what Process needs of the registry: the session ops of the
+// socket protocol. *wire.Client implements it.
 type Caller interface {
-	Call(req map[string]any, out any) error
+	Admit(ctx context.Context, p wire.AdmitParams) (wire.AdmitResult, error)
+	Gate(ctx context.Context, p wire.GateParams) (wire.GateAnswer, error)
+	Check(ctx context.Context, p wire.CheckParams) (wire.GateAnswer, error)
+	Report(ctx context.Context, p wire.ReportParams) (wire.ReportResult, error)
+	Telemetry(ctx context.Context, p wire.TelemetryParams) (wire.TelemetryResult, error)
+	Finalize(ctx context.Context, p wire.FinalizeParams) (wire.FinalizeResult, error)
+	EndSession(ctx context.Context, p wire.EndSessionParams) (wire.FinalizeResult, error)
 }
 
 // ProcessOptions carries what the bridge knows beside the request.
@@ -82,215 +89,243 @@ func integrationMode(req Request, mode string) string {
 func Process(c Caller, req Request, opts ProcessOptions) Response {
 	resp := Response{Op: string(req.Op), SchemaVersion: SchemaVersion, IntegrationMode: integrationMode(req, opts.Mode)}
 	resp.CertificationStrength = resp.IntegrationMode
-	fail := func(err error) Response {
-		var re *registry.RemoteError
-		msg := err.Error()
-		if errors.As(err, &re) {
-			msg = re.Message
-		}
-		if req.Op == OpPreTool {
-			resp.Decision, resp.Reason = DecisionDeny, "leasedeck could not decide, so the call is refused: "+msg
-			if re != nil && re.Code == registry.CodeClosed {
-				resp.Decision, resp.Reason = DecisionBlock, msg // the session's lease cannot act any more
-			}
-			if opts.Mode == "observe" {
-				resp.Decision, resp.Warnings = DecisionAllow, []string{"observe mode: " + msg}
-			}
-			return resp
-		}
-		e := ErrorResponse(string(req.Op), msg)
-		e.IntegrationMode, e.CertificationStrength = resp.IntegrationMode, resp.CertificationStrength
-		return e
-	}
-
+	p := &process{ctx: context.Background(), c: c, req: req, opts: opts, resp: resp}
 	switch req.Op {
 	case OpBegin:
-		// A session (or subagent) starting gets its lease and its scope,
-		// but no turn: the turn begins with its prompt, so no admission
-		// is left open that nothing will ever finalize.
-		sessionOnly := req.Hook != nil && (req.Hook.Event == "SessionStart" || req.Hook.Child) && req.Prompt == ""
-		res, err := admitWith(c, req, opts, false, sessionOnly)
-		if err != nil {
-			return fail(err)
-		}
-		resp.AdmissionID = res.AdmissionID
-		if !res.Allowed {
-			resp.Decision, resp.Reason = DecisionBlock, res.Reason
-			return resp
-		}
-		resp.Decision, resp.Context = DecisionAllow, res.Context
-		return resp
-
+		return p.begin()
 	case OpPreTool:
-		input, _ := req.ToolInput.(map[string]any)
-		if req.AdmissionID == "" && !(req.Hook != nil && req.Hook.PermissionPhase) {
-			// One round trip: the registry resolves the session's turn.
-			// Only a session it has no lease for needs the manifest sent.
-			session, parent, name := sessionKeys(req)
-			call := map[string]any{"op": "gate", "session": session, "client": clientOf(req), "tool": req.Tool,
-				"input": input, "summary": Summary(req.Tool, input, 200), "max_wait_ms": opts.MaxWait.Milliseconds()}
-			if parent != "" {
-				call["parent_session"], call["agent_name"] = parent, name
-			}
-			var ans registry.GateAnswer
-			err := c.Call(call, &ans)
-			var re *registry.RemoteError
-			if err == nil {
-				return gateResponse(resp, ans, opts.Mode)
-			}
-			if !errors.As(err, &re) || (re.Code != registry.CodeNeedsManifest && !strings.Contains(re.Message, "parent session has no lease")) {
-				return fail(err)
-			}
-		}
-		aid, err := admissionFor(c, req, opts)
-		if err != nil {
-			return fail(err)
-		}
-		resp.AdmissionID = aid
-		// The summary a human reads is the call itself, redacted (secret
-		// detectors compile only when a text holds one of their hints).
-		call := map[string]any{"op": "gate", "admission_id": aid, "tool": req.Tool, "input": input,
-			"summary": Summary(req.Tool, input, 200), "max_wait_ms": opts.MaxWait.Milliseconds()}
-		if req.Hook != nil && req.Hook.PermissionPhase {
-			// The same call went through PreToolUse: decide again without
-			// charging a second step, and hold for a human only if needed.
-			call["op"] = "check"
-			var dry registry.GateAnswer
-			if err := c.Call(call, &dry); err != nil {
-				return fail(err)
-			}
-			if dry.Verdict != registry.VerdictAsk {
-				return gateResponse(resp, dry, opts.Mode)
-			}
-			call["op"] = "gate"
-		}
-		var ans registry.GateAnswer
-		if err := c.Call(call, &ans); err != nil {
-			return fail(err)
-		}
-		return gateResponse(resp, ans, opts.Mode)
-
+		return p.preTool()
 	case OpPostTool:
-		aid, err := admissionFor(c, req, opts)
-		if err != nil {
-			return fail(err)
-		}
-		resp.AdmissionID = aid
-		input, _ := req.ToolInput.(map[string]any)
-		call := map[string]any{"op": "report", "admission_id": aid, "tool": req.Tool, "input": input,
-			"status": req.Status, "summary": Summary(req.Tool, input, 200)}
-		if d, ok := req.Result.(*ResultDigest); ok && d != nil {
-			call["result_hash"] = d.SHA256
-		} else if m, ok := req.Result.(map[string]any); ok {
-			if h, ok := m["sha256"].(string); ok {
-				call["result_hash"] = h
-			}
-		}
-		var rep registry.ReportResult
-		if err := c.Call(call, &rep); err != nil {
-			return fail(err)
-		}
-		resp.Decision = DecisionRecorded
-		if rep.Violation {
-			resp.Reason = rep.Reason + "; the lease is revoked"
-			resp.Warnings = append(resp.Warnings, resp.Reason)
-		}
-		return resp
-
+		return p.postTool()
 	case OpTelemetry:
-		aid, err := admissionFor(c, req, opts)
-		if err != nil {
-			return fail(err)
-		}
-		resp.AdmissionID = aid
-		call := map[string]any{"op": "telemetry", "admission_id": aid, "source": req.CostSource}
-		if n := sumTokens(req); n != nil {
-			call["tokens"] = *n
-		}
-		if req.CostAmount != nil && (req.CostCurrency == "" || strings.EqualFold(req.CostCurrency, "USD")) {
-			call["cost_usd"] = *req.CostAmount
-		}
-		var out struct {
-			Warnings []string `json:"warnings"`
-		}
-		if err := c.Call(call, &out); err != nil {
-			return fail(err)
-		}
-		resp.Decision, resp.Warnings = DecisionRecorded, out.Warnings
-		if req.CostAmount != nil && req.CostCurrency != "" && !strings.EqualFold(req.CostCurrency, "USD") {
-			resp.Warnings = append(resp.Warnings, "cost in "+req.CostCurrency+" is not charged: budgets are in USD")
-		}
-		return resp
-
+		return p.telemetry()
 	case OpFinalize, OpAbort:
 		if req.Op == OpFinalize && req.Hook != nil && (req.Hook.SessionEnd || req.Hook.Child) {
-			// The session (or subagent) is over: finalize its open turn if
-			// it has one, and complete its lease — without inventing an
-			// empty turn to certify.
-			session, _, _ := sessionKeys(req)
-			if req.Hook.Child && sumTokens(req) != nil {
-				// The subagent's usage (its own transcript) goes on its
-				// turn; one that made no call gets a turn that carries it.
-				if aid, err := admissionFor(c, req, opts); err == nil {
-					resp.Warnings = append(resp.Warnings, turnTelemetry(c, req, aid)...)
-				}
-			}
-			var fin registry.FinalizeResult
-			if err := c.Call(map[string]any{"op": "end_session", "session": session, "stop_reason": req.StopReason}, &fin); err != nil {
-				return fail(err)
-			}
-			resp.TelemetryQuality = fin.TelemetryQuality
-			resp.Decision = DecisionCertified
-			if !fin.Certified {
-				resp.Decision, resp.Reason = DecisionNonCertified, strings.Join(fin.Reasons, "; ")
-			}
-			if resp.IntegrationMode == "observed_only" && resp.Decision == DecisionCertified {
-				resp.Decision, resp.Reason = DecisionNonCertified, "observe mode: nothing was enforced"
-			}
-			return resp
+			return p.endSession()
 		}
-		aid, err := admissionFor(c, req, opts)
-		if err != nil {
-			return fail(err)
+		return p.finalize()
+	}
+	return p.fail(fmt.Errorf("unknown op %q", req.Op))
+}
+
+// process is one lifecycle request on its way through the registry.
+type process struct {
+	ctx  context.Context
+	c    Caller
+	req  Request
+	opts ProcessOptions
+	resp Response
+}
+
+// fail answers a request the registry could not serve: a pre-tool is
+// denied (blocked when the session's lease is closed), anything else is
+// an error response.
+func (p *process) fail(err error) Response {
+	resp := p.resp
+	var re *wire.Error
+	msg := err.Error()
+	if errors.As(err, &re) {
+		msg = re.Message
+	}
+	if p.req.Op == OpPreTool {
+		resp.Decision, resp.Reason = DecisionDeny, "leasedeck could not decide, so the call is refused: "+msg
+		if re != nil && re.Code == wire.Closed {
+			resp.Decision, resp.Reason = DecisionBlock, msg // the session's lease cannot act any more
 		}
-		resp.AdmissionID = aid
-		if req.Op == OpFinalize {
-			resp.Warnings = append(resp.Warnings, turnTelemetry(c, req, aid)...)
-		}
-		end := req.Hook != nil && (req.Hook.SessionEnd || req.Hook.Child)
-		stop := req.StopReason
-		if req.Op == OpAbort {
-			stop = req.Reason
-		}
-		var fin registry.FinalizeResult
-		if err := c.Call(map[string]any{"op": "finalize", "admission_id": aid, "stop_reason": stop,
-			"end_session": end, "aborted": req.Op == OpAbort}, &fin); err != nil {
-			return fail(err)
-		}
-		resp.TelemetryQuality = fin.TelemetryQuality
-		if req.Op == OpAbort {
-			resp.Decision, resp.Reason = DecisionRecorded, "aborted: "+nonEmpty(req.Reason, "no reason given")
-			return resp
-		}
-		if fin.Certified {
-			resp.Decision = DecisionCertified
-		} else {
-			resp.Decision, resp.Reason = DecisionNonCertified, strings.Join(fin.Reasons, "; ")
-		}
-		if resp.IntegrationMode == "observed_only" && resp.Decision == DecisionCertified {
-			resp.Decision, resp.Reason = DecisionNonCertified, "observe mode: nothing was enforced"
+		if p.opts.Mode == "observe" {
+			resp.Decision, resp.Warnings = DecisionAllow, []string{"observe mode: " + msg}
 		}
 		return resp
 	}
-	return fail(fmt.Errorf("unknown op %q", req.Op))
+	e := ErrorResponse(string(p.req.Op), msg)
+	e.IntegrationMode, e.CertificationStrength = resp.IntegrationMode, resp.CertificationStrength
+	return e
 }
 
-func gateResponse(resp Response, ans registry.GateAnswer, mode string) Response {
+func (p *process) begin() Response {
+	req, resp := p.req, p.resp
+	// A session (or subagent) starting gets its lease and its scope, but
+	// no turn: the turn begins with its prompt, so no admission is left
+	// open that nothing will ever finalize.
+	sessionOnly := req.Hook != nil && (req.Hook.Event == "SessionStart" || req.Hook.Child) && req.Prompt == ""
+	res, err := admitWith(p.c, req, p.opts, false, sessionOnly)
+	if err != nil {
+		return p.fail(err)
+	}
+	resp.AdmissionID = res.AdmissionID
+	if !res.Allowed {
+		resp.Decision, resp.Reason = DecisionBlock, res.Reason
+		return resp
+	}
+	resp.Decision, resp.Context = DecisionAllow, res.Context
+	return resp
+}
+
+func (p *process) preTool() Response {
+	req, resp, opts := p.req, p.resp, p.opts
+	input, _ := req.ToolInput.(map[string]any)
+	// The summary a human reads is the call itself, redacted (secret
+	// detectors compile only when a text holds one of their hints).
+	call := wire.GateParams{Tool: req.Tool, Input: wire.DocOf(input), Summary: Summary(req.Tool, input, 200),
+		MaxWaitMs: opts.MaxWait.Milliseconds()}
+	if req.AdmissionID == "" && !(req.Hook != nil && req.Hook.PermissionPhase) {
+		// One round trip: the registry resolves the session's turn.
+		bySession := call
+		bySession.Session, bySession.ParentSession, bySession.AgentName = sessionKeys(req)
+		bySession.Client = clientOf(req)
+		ans, err := p.c.Gate(p.ctx, bySession)
+		if err == nil {
+			return gateResponse(resp, ans, opts.Mode)
+		}
+		// Only a session the registry has no lease for (or a subagent
+		// whose parent it has none for) goes the long way round.
+		if code := wire.CodeOf(err); code != wire.NeedsManifest && code != wire.UnknownParent {
+			return p.fail(err)
+		}
+	}
+	aid, err := admissionFor(p.c, req, opts)
+	if err != nil {
+		return p.fail(err)
+	}
+	resp.AdmissionID = aid
+	call.AdmissionID = aid
+	if req.Hook != nil && req.Hook.PermissionPhase {
+		// The same call went through PreToolUse: decide again without
+		// charging a second step, and hold for a human only if needed.
+		dry, err := p.c.Check(p.ctx, wire.CheckParams(call))
+		if err != nil {
+			return p.fail(err)
+		}
+		if dry.Verdict != wire.VerdictAsk {
+			return gateResponse(resp, dry, opts.Mode)
+		}
+	}
+	ans, err := p.c.Gate(p.ctx, call)
+	if err != nil {
+		return p.fail(err)
+	}
+	return gateResponse(resp, ans, opts.Mode)
+}
+
+func (p *process) postTool() Response {
+	req, resp := p.req, p.resp
+	aid, err := admissionFor(p.c, req, p.opts)
+	if err != nil {
+		return p.fail(err)
+	}
+	resp.AdmissionID = aid
+	input, _ := req.ToolInput.(map[string]any)
+	rp := wire.ReportParams{AdmissionID: aid, Tool: req.Tool, Input: wire.DocOf(input),
+		Status: req.Status, Summary: Summary(req.Tool, input, 200)}
+	if d, ok := req.Result.(*ResultDigest); ok && d != nil {
+		rp.ResultHash = d.SHA256
+	} else if m, ok := req.Result.(map[string]any); ok {
+		if h, ok := m["sha256"].(string); ok {
+			rp.ResultHash = h
+		}
+	}
+	rep, err := p.c.Report(p.ctx, rp)
+	if err != nil {
+		return p.fail(err)
+	}
+	resp.Decision = DecisionRecorded
+	if rep.Violation {
+		resp.Reason = rep.Reason + "; the lease is revoked"
+		resp.Warnings = append(resp.Warnings, resp.Reason)
+	}
+	return resp
+}
+
+func (p *process) telemetry() Response {
+	req, resp := p.req, p.resp
+	aid, err := admissionFor(p.c, req, p.opts)
+	if err != nil {
+		return p.fail(err)
+	}
+	resp.AdmissionID = aid
+	tp := wire.TelemetryParams{AdmissionID: aid, Source: req.CostSource, Tokens: sumTokens(req)}
+	if req.CostAmount != nil && (req.CostCurrency == "" || strings.EqualFold(req.CostCurrency, "USD")) {
+		tp.CostUSD = req.CostAmount
+	}
+	out, err := p.c.Telemetry(p.ctx, tp)
+	if err != nil {
+		return p.fail(err)
+	}
+	resp.Decision, resp.Warnings = DecisionRecorded, out.Warnings
+	if req.CostAmount != nil && req.CostCurrency != "" && !strings.EqualFold(req.CostCurrency, "USD") {
+		resp.Warnings = append(resp.Warnings, "cost in "+req.CostCurrency+" is not charged: budgets are in USD")
+	}
+	return resp
+}
+
+// endSession: the session (or subagent) is over. Its open turn, if it
+// has one, is finalized and its lease completed, without inventing an
+// empty turn to certify.
+func (p *process) endSession() Response {
+	req, resp := p.req, p.resp
+	session, _, _ := sessionKeys(req)
+	if req.Hook.Child && sumTokens(req) != nil {
+		// The subagent's usage (its own transcript) goes on its turn; one
+		// that made no call gets a turn that carries it.
+		if aid, err := admissionFor(p.c, req, p.opts); err == nil {
+			resp.Warnings = append(resp.Warnings, turnTelemetry(p.c, req, aid)...)
+		}
+	}
+	fin, err := p.c.EndSession(p.ctx, wire.EndSessionParams{Session: session, StopReason: req.StopReason})
+	if err != nil {
+		return p.fail(err)
+	}
+	return certification(resp, fin)
+}
+
+func (p *process) finalize() Response {
+	req, resp := p.req, p.resp
+	aid, err := admissionFor(p.c, req, p.opts)
+	if err != nil {
+		return p.fail(err)
+	}
+	resp.AdmissionID = aid
+	if req.Op == OpFinalize {
+		resp.Warnings = append(resp.Warnings, turnTelemetry(p.c, req, aid)...)
+	}
+	end := req.Hook != nil && (req.Hook.SessionEnd || req.Hook.Child)
+	stop := req.StopReason
+	if req.Op == OpAbort {
+		stop = req.Reason
+	}
+	fin, err := p.c.Finalize(p.ctx, wire.FinalizeParams{AdmissionID: aid, StopReason: stop,
+		EndSession: end, Aborted: req.Op == OpAbort})
+	if err != nil {
+		return p.fail(err)
+	}
+	if req.Op == OpAbort {
+		resp.TelemetryQuality = fin.TelemetryQuality
+		resp.Decision, resp.Reason = DecisionRecorded, "aborted: "+nonEmpty(req.Reason, "no reason given")
+		return resp
+	}
+	return certification(resp, fin)
+}
+
+// certification answers a finalized turn: certified, or non_certified
+// with the reasons; never certified in observe mode.
+func certification(resp Response, fin wire.FinalizeResult) Response {
+	resp.TelemetryQuality = fin.TelemetryQuality
+	resp.Decision = DecisionCertified
+	if !fin.Certified {
+		resp.Decision, resp.Reason = DecisionNonCertified, strings.Join(fin.Reasons, "; ")
+	}
+	if resp.IntegrationMode == "observed_only" && resp.Decision == DecisionCertified {
+		resp.Decision, resp.Reason = DecisionNonCertified, "observe mode: nothing was enforced"
+	}
+	return resp
+}
+
+func gateResponse(resp Response, ans wire.GateAnswer, mode string) Response {
 	resp.Reason = ans.Reason
 	switch ans.Verdict {
-	case registry.VerdictAllow:
+	case wire.VerdictAllow:
 		resp.Decision = DecisionAllow
-	case registry.VerdictBlock:
+	case wire.VerdictBlock:
 		resp.Decision = DecisionBlock
 	default:
 		resp.Decision = DecisionDeny
@@ -321,42 +356,42 @@ func sumTokens(req Request) *float64 {
 // session, issuing the session's lease on its first turn. A subagent
 // whose parent session is not known yet gets the parent admitted first
 // (hooks installed mid-session).
-func admit(c Caller, req Request, opts ProcessOptions, resume bool) (registry.AdmitResult, error) {
+func admit(c Caller, req Request, opts ProcessOptions, resume bool) (wire.AdmitResult, error) {
 	return admitWith(c, req, opts, resume, false)
 }
 
-func admitWith(c Caller, req Request, opts ProcessOptions, resume, noTurn bool) (registry.AdmitResult, error) {
+func admitWith(c Caller, req Request, opts ProcessOptions, resume, noTurn bool) (wire.AdmitResult, error) {
+	ctx := context.Background()
 	session, parent, name := sessionKeys(req)
 	if session == "" {
-		return registry.AdmitResult{}, errors.New("the request names no client session")
+		return wire.AdmitResult{}, errors.New("the request names no client session")
 	}
 	client := clientOf(req)
 	var manifest any
 	if opts.Manifest != nil {
 		m, err := opts.Manifest(RuntimeAgent(client))
 		if err != nil {
-			return registry.AdmitResult{}, err
+			return wire.AdmitResult{}, err
 		}
 		manifest = m
 	}
-	call := map[string]any{"op": "admit", "client": client, "session": session, "manifest": manifest,
-		"prompt": req.Prompt, "turn": req.Turn, "resume": resume, "no_turn": noTurn}
+	p := wire.AdmitParams{Client: client, Session: session, Manifest: wire.DocOf(manifest),
+		Prompt: req.Prompt, Turn: req.Turn, Resume: resume, NoTurn: noTurn}
 	if parent != "" {
-		call["parent_session"], call["agent_name"] = parent, name
+		p.ParentSession, p.AgentName = parent, name
 	}
-	var res registry.AdmitResult
-	err := c.Call(call, &res)
-	if err == nil && !res.Allowed && parent != "" && strings.Contains(res.Reason, "parent session has no lease") {
-		pcall := map[string]any{"op": "admit", "client": client, "session": parent, "manifest": manifest, "resume": true}
-		var pres registry.AdmitResult
-		if err := c.Call(pcall, &pres); err != nil {
-			return res, err
+	res, err := c.Admit(ctx, p)
+	if parent != "" && wire.CodeOf(err) == wire.UnknownParent {
+		// Hooks installed mid-session: the parent's turn began before
+		// leasedeck saw it. Admit the parent, then the subagent again.
+		pres, perr := c.Admit(ctx, wire.AdmitParams{Client: client, Session: parent, Manifest: wire.DocOf(manifest), Resume: true})
+		if perr != nil {
+			return pres, perr
 		}
 		if !pres.Allowed {
 			return pres, nil
 		}
-		res = registry.AdmitResult{}
-		err = c.Call(call, &res)
+		res, err = c.Admit(ctx, p)
 	}
 	return res, err
 }
@@ -373,7 +408,7 @@ func admissionFor(c Caller, req Request, opts ProcessOptions) (string, error) {
 		return "", err
 	}
 	if !res.Allowed {
-		return "", &registry.RemoteError{Code: registry.CodeClosed, Message: res.Reason}
+		return "", &wire.Error{Code: wire.Closed, Message: res.Reason}
 	}
 	return res.AdmissionID, nil
 }

@@ -3,11 +3,14 @@ package bridge
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/leasedeck/leasedeck/registry/wire"
 )
 
 // Claude Code's hook payloads carry no token usage, but its Stop (and
@@ -251,10 +254,8 @@ func turnTelemetry(c Caller, req Request, aid string) []string {
 	if n == nil || req.CostSource == "" || aid == "" {
 		return nil
 	}
-	var out struct {
-		Warnings []string `json:"warnings"`
-	}
-	if err := c.Call(map[string]any{"op": "telemetry", "admission_id": aid, "source": req.CostSource, "tokens": *n}, &out); err != nil {
+	out, err := c.Telemetry(context.Background(), wire.TelemetryParams{AdmissionID: aid, Source: req.CostSource, Tokens: n})
+	if err != nil {
 		return []string{"the turn's token usage was not recorded: " + err.Error()}
 	}
 	return out.Warnings

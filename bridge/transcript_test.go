@@ -2,12 +2,15 @@ package bridge
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/leasedeck/leasedeck/registry/wire"
 )
 
 const transcripts = "testdata/claude-code/transcripts"
@@ -165,11 +168,16 @@ func TestClaudeStopReadsTranscript(t *testing.T) {
 	}
 }
 
-type recordingCaller struct{ calls []map[string]any }
+// recordingCaller records the telemetry calls turnTelemetry makes; no
+// other op is expected of it (the embedded nil Caller panics if one is).
+type recordingCaller struct {
+	Caller
+	calls []wire.TelemetryParams
+}
 
-func (r *recordingCaller) Call(req map[string]any, out any) error {
-	r.calls = append(r.calls, req)
-	return nil
+func (r *recordingCaller) Telemetry(_ context.Context, p wire.TelemetryParams) (wire.TelemetryResult, error) {
+	r.calls = append(r.calls, p)
+	return wire.TelemetryResult{}, nil
 }
 
 func TestTurnTelemetry(t *testing.T) {
@@ -179,8 +187,8 @@ func TestTurnTelemetry(t *testing.T) {
 	if w := turnTelemetry(&c, req, "adm"); len(w) != 0 {
 		t.Errorf("warnings %v", w)
 	}
-	if len(c.calls) != 1 || c.calls[0]["op"] != "telemetry" || c.calls[0]["admission_id"] != "adm" ||
-		c.calls[0]["source"] != "provider_reported" || c.calls[0]["tokens"] != float64(336) || c.calls[0]["cost_usd"] != nil {
+	if len(c.calls) != 1 || c.calls[0].AdmissionID != "adm" || c.calls[0].Source != "provider_reported" ||
+		c.calls[0].Tokens == nil || *c.calls[0].Tokens != 336 || c.calls[0].CostUSD != nil {
 		t.Errorf("calls %v", c.calls)
 	}
 	c.calls = nil

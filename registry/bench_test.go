@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/leasedeck/leasedeck/registry/wire"
 )
 
 // twentyGlobs makes a lease whose allow lists hold 20 globs.
@@ -74,16 +76,18 @@ func serveFixture(b *testing.B, f *fixture) string {
 func BenchmarkGateOverSocket(b *testing.B) {
 	f := newFixture(b)
 	id := f.issue(agentManifest("bench", 1<<40, twentyGlobs), "")
-	c, err := Dial(serveFixture(b, f), time.Second)
+	c, err := wire.Dial(serveFixture(b, f), time.Second)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer c.Close()
+	c.SetToken("tok")
+	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		var ans GateAnswer
-		if err := c.Call(map[string]any{"op": "gate", "lease_id": id, "tool": "Write",
-			"input": map[string]any{"file_path": "src/a.go", "content": "x"}}, &ans); err != nil || ans.Verdict != VerdictAllow {
+		ans, err := c.Gate(ctx, wire.GateParams{LeaseID: id, Tool: "Write",
+			Input: wire.DocOf(map[string]any{"file_path": "src/a.go", "content": "x"})})
+		if err != nil || ans.Verdict != wire.VerdictAllow {
 			b.Fatal(err, ans)
 		}
 	}
@@ -159,9 +163,9 @@ func BenchmarkSubtreeWalk10k(b *testing.B) {
 func BenchmarkIssueConcurrent8(b *testing.B) {
 	f := newFixture(b)
 	sock := serveFixture(b, f)
-	clients := make([]*Client, 8)
+	clients := make([]*wire.Client, 8)
 	for i := range clients {
-		c, err := Dial(sock, time.Second)
+		c, err := wire.Dial(sock, time.Second)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -175,7 +179,7 @@ func BenchmarkIssueConcurrent8(b *testing.B) {
 	var wg sync.WaitGroup
 	for _, c := range clients {
 		wg.Add(1)
-		go func(c *Client) {
+		go func(c *wire.Client) {
 			defer wg.Done()
 			for {
 				next.Lock()
@@ -185,8 +189,8 @@ func BenchmarkIssueConcurrent8(b *testing.B) {
 				}
 				count++
 				next.Unlock()
-				var res IssueResult
-				if err := c.Call(map[string]any{"op": "issue", "manifest": m}, &res); err != nil || res.Status != Granted {
+				res, err := c.Issue(context.Background(), wire.IssueParams{Manifest: wire.DocOf(m)})
+				if err != nil || res.Status != wire.Granted {
 					b.Error(err, res.Reason)
 					return
 				}

@@ -111,7 +111,7 @@ func Open(cfg Config) (*Service, error) {
 			more = fmt.Sprintf(" (and %d more)", len(replayErr)-3)
 			replayErr = replayErr[:3]
 		}
-		s.foldErr = fmt.Errorf("journal does not fold: %s%s", strings.Join(replayErr, "; "), more)
+		s.foldErr = fmt.Errorf("%w: %s%s", ErrJournalUnfolded, strings.Join(replayErr, "; "), more)
 	}
 	if s.Health() == nil {
 		s.appendAudit(auditRecord(EventRegistryStarted, cfg.Now(), "registry started", map[string]any{"issuer_session": cfg.SessionID}))

@@ -115,7 +115,7 @@ func (s *Service) Admit(req AdmitRequest) (AdmitResult, error) {
 		ps := s.st.Sessions[parentHash]
 		if ps == nil {
 			s.mu.Unlock()
-			return AdmitResult{Allowed: false, Reason: "the parent session has no lease; its first turn must begin before a subagent's"}, nil
+			return AdmitResult{}, ErrUnknownParent
 		}
 		parentLease = ps.LeaseID
 	}

@@ -6,8 +6,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/registry/wire"
 )
 
 func (m *model) setFlash(s string, isErr bool) tea.Cmd {
@@ -50,11 +49,11 @@ func (m *model) onAction(a actionDone) tea.Cmd {
 
 // actionError says what went wrong in words a person can act on.
 func actionError(err error) string {
-	var re *registry.RemoteError
+	var re *wire.Error
 	switch {
 	case errors.As(err, &re):
 		return re.Message
-	case errors.Is(err, registry.ErrUnreachable):
+	case errors.Is(err, wire.ErrUnreachable):
 		return "the registry is unreachable: " + err.Error()
 	}
 	return err.Error()

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/registry/wire"
 )
 
 // updating reports -update: the teatest golden package already defines
@@ -276,7 +277,7 @@ func TestDeferHidesUntilANewRequest(t *testing.T) {
 }
 
 func TestActionErrorShownAndRequestKept(t *testing.T) {
-	fa := &fakeActor{err: &registry.RemoteError{Code: "journal_unavailable", Message: "journal is broken"}}
+	fa := &fakeActor{err: &wire.Error{Code: wire.JournalUnavailable, Message: "journal is broken"}}
 	m := newTestModel(t, 160, 48, fa)
 	id := m.appr.id
 	send(m, guardOffMsg{id})
@@ -513,7 +514,7 @@ func TestWindowTitleAndBell(t *testing.T) {
 }
 
 func TestActionErrorMessages(t *testing.T) {
-	if got := actionError(errors.Join(registry.ErrUnreachable, errors.New("dial unix x: connect: no such file"))); !strings.Contains(got, "unreachable") {
+	if got := actionError(errors.Join(wire.ErrUnreachable, errors.New("dial unix x: connect: no such file"))); !strings.Contains(got, "unreachable") {
 		t.Errorf("%q", got)
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/registry/wire"
 )
 
 // SocketActor performs the cockpit's actions over the registry socket
@@ -20,36 +20,41 @@ type SocketActor struct {
 	Timeout time.Duration // per call; default 10 s
 }
 
-// call opens a connection per action: actions come at human speed, and a
+// dial opens a connection per action: actions come at human speed, and a
 // fresh connection never trips over one a dead registry left behind.
-func (a SocketActor) call(req map[string]any, out any) error {
-	c, err := registry.Dial(a.Socket, 2*time.Second)
+func (a SocketActor) dial() (*wire.Client, context.Context, func(), error) {
+	c, err := wire.Dial(a.Socket, 2*time.Second)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
-	defer c.Close()
-	c.Token = a.Token
+	c.SetToken(a.Token)
 	to := a.Timeout
 	if to <= 0 {
 		to = 10 * time.Second
 	}
-	c.SetDeadline(time.Now().Add(to))
-	return c.Call(req, out)
+	ctx, cancel := context.WithTimeout(context.Background(), to)
+	return c, ctx, func() { cancel(); c.Close() }, nil
 }
 
 // Decide approves or denies a pending request.
 func (a SocketActor) Decide(approvalID, outcome, scope, reason string) error {
-	req := map[string]any{"op": "decide", "approval_id": approvalID, "outcome": outcome, "reason": reason, "by": "cockpit"}
-	if scope != "" {
-		req["scope"] = scope
+	c, ctx, done, err := a.dial()
+	if err != nil {
+		return err
 	}
-	return a.call(req, nil)
+	defer done()
+	_, err = c.Decide(ctx, wire.DecideParams{ApprovalID: approvalID, Outcome: outcome, Scope: scope, Reason: reason, By: "cockpit"})
+	return err
 }
 
 // Revoke revokes a lease and its live subtree.
 func (a SocketActor) Revoke(leaseID, reason string) ([]string, error) {
-	var res registry.RevokeResult
-	err := a.call(map[string]any{"op": "revoke", "lease_id": leaseID, "reason": reason}, &res)
+	c, ctx, done, err := a.dial()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	res, err := c.Revoke(ctx, wire.RevokeParams{LeaseID: leaseID, Reason: reason})
 	return res.Revoked, err
 }
 
@@ -102,15 +107,13 @@ func watchRegistry(ctx context.Context, socket string, retry time.Duration, send
 // dialWatch asks the registry for its pid, then opens the idle
 // connection the watch holds.
 func dialWatch(socket string) (int, net.Conn, error) {
-	c, err := registry.Dial(socket, 2*time.Second)
+	c, err := wire.Dial(socket, 2*time.Second)
 	if err != nil {
 		return 0, nil, err
 	}
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	var st struct {
-		PID int `json:"pid"`
-	}
-	err = c.Call(map[string]any{"op": "status"}, &st)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	st, err := c.Status(ctx)
+	cancel()
 	c.Close()
 	if err != nil {
 		return 0, nil, err

@@ -388,3 +388,32 @@ func TestInstallThroughBinary(t *testing.T) {
 		t.Errorf("unknown client: %+v", r)
 	}
 }
+
+// Hooks installed mid-session: a subagent's first call comes before
+// leasedeck ever saw its parent session. The registry answers
+// unknown_parent (a code, not a sentence) and the bridge admits the
+// parent, then the subagent, and gates the call.
+func TestSubagentBeforeItsParent(t *testing.T) {
+	w := newWorkspace(t)
+	w.serve()
+	sub := func(m map[string]any) {
+		m["session_id"] = "late-session"
+		m["agent_id"] = "agent-9"
+		m["agent_type"] = "Explore"
+	}
+	r := w.hook("claude-code", w.payload("claude-code", "PreToolUse.subagent", sub))
+	if r.code != 0 || !strings.Contains(r.stdout, `"allow"`) {
+		t.Fatalf("subagent's first call: %+v", r)
+	}
+	var root, child registry.LeaseView
+	for _, l := range w.leases() {
+		if l.ParentID == "" {
+			root = l
+		} else {
+			child = l
+		}
+	}
+	if root.ID == "" || child.ParentID != root.ID || child.Agent != "subagent Explore" {
+		t.Fatalf("leases: child %+v under %+v", child, root)
+	}
+}

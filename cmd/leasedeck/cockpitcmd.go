@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/registry/wire"
 	"github.com/leasedeck/leasedeck/tui"
 	"github.com/leasedeck/leasedeck/tui/demo"
 	"github.com/leasedeck/leasedeck/workspace"
@@ -81,16 +82,15 @@ func runCockpit(args []string, e *env) int {
 
 // registryPID asks the workspace's registry for its pid.
 func registryPID(w workspace.Workspace) (int, bool) {
-	c, err := registry.Dial(w.SocketPath(), 2*time.Second)
+	c, err := wire.Dial(w.SocketPath(), 2*time.Second)
 	if err != nil {
 		return 0, false
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	var st struct {
-		PID int `json:"pid"`
-	}
-	if err := c.Call(map[string]any{"op": "status"}, &st); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := c.Status(ctx)
+	if err != nil {
 		return 0, false
 	}
 	return st.PID, true

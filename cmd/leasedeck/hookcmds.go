@@ -14,7 +14,7 @@ import (
 
 	"github.com/leasedeck/leasedeck/bridge"
 	"github.com/leasedeck/leasedeck/durable"
-	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/registry/wire"
 	"github.com/leasedeck/leasedeck/workspace"
 )
 
@@ -26,7 +26,7 @@ const maxHookInput = 64 << 20
 // bridgeTarget is what a bridge invocation talks to: the registry client,
 // the workspace's mode, and its agents' manifests.
 type bridgeTarget struct {
-	client   *registry.Client
+	client   *wire.Client
 	mode     string
 	settings workspace.Settings
 	ws       workspace.Workspace
@@ -62,7 +62,7 @@ func connect(flagValue string, dirs ...string) *bridgeTarget {
 	}
 	t.settings = t.ws.LoadBridgeSettings()
 	t.mode = t.settings.Mode
-	c, err := registry.Dial(t.ws.SocketPath(), 2*time.Second)
+	c, err := wire.Dial(t.ws.SocketPath(), 2*time.Second)
 	if err != nil {
 		t.why = fmt.Sprintf("no registry is running in %s", t.ws.Root)
 		return t

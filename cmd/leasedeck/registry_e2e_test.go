@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"net"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/registry/wire"
 	"github.com/leasedeck/leasedeck/workspace"
 )
 
@@ -219,39 +221,39 @@ func TestRegistryEndToEnd(t *testing.T) {
 	check(grand, "Bash", `not json`, 1, "--input")
 
 	// Spend the root's six steps through a socket client, as the bridge will.
-	c, err := registry.Dial(w.sock(), time.Second)
+	c, err := wire.Dial(w.sock(), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	gate := func(lease, tool string, input map[string]any) registry.GateAnswer {
-		var a registry.GateAnswer
-		if err := c.Call(map[string]any{"op": "gate", "lease_id": lease, "tool": tool, "input": input, "client": "e2e"}, &a); err != nil {
+	gate := func(lease, tool string, input map[string]any) wire.GateAnswer {
+		a, err := c.Gate(context.Background(), wire.GateParams{LeaseID: lease, Tool: tool, Input: wire.DocOf(input), Client: "e2e"})
+		if err != nil {
 			t.Fatal(err)
 		}
 		return a
 	}
 	for i := 0; i < 5; i++ {
-		if a := gate(grand, "Bash", map[string]any{"command": "ls"}); a.Verdict != registry.VerdictAllow {
+		if a := gate(grand, "Bash", map[string]any{"command": "ls"}); a.Verdict != wire.VerdictAllow {
 			t.Fatalf("spend %d: %+v", i, a)
 		}
 	}
 
 	// An approval requested, approved from a second process, the waiting
 	// call answered; it takes the last step.
-	answered := make(chan registry.GateAnswer, 1)
+	answered := make(chan wire.GateAnswer, 1)
 	go func() {
-		c2, err := registry.Dial(w.sock(), time.Second)
+		c2, err := wire.Dial(w.sock(), time.Second)
 		if err != nil {
-			answered <- registry.GateAnswer{Reason: err.Error()}
+			answered <- wire.GateAnswer{Reason: err.Error()}
 			return
 		}
 		defer c2.Close()
-		var a registry.GateAnswer
-		c2.Call(map[string]any{"op": "gate", "lease_id": root, "tool": "Bash", "input": map[string]any{"command": "rm -rf src/old"}}, &a)
+		a, _ := c2.Gate(context.Background(), wire.GateParams{LeaseID: root, Tool: "Bash",
+			Input: wire.DocOf(map[string]any{"command": "rm -rf src/old"})})
 		answered <- a
 	}()
-	var pending []registry.ApprovalView
+	var pending []wire.ApprovalView
 	for i := 0; i < 100 && len(pending) == 0; i++ {
 		time.Sleep(50 * time.Millisecond)
 		json.Unmarshal([]byte(w.run("", "approvals", "--json").stdout), &pending)
@@ -270,14 +272,14 @@ func TestRegistryEndToEnd(t *testing.T) {
 	}
 	select {
 	case a := <-answered:
-		if a.Verdict != registry.VerdictAllow {
+		if a.Verdict != wire.VerdictAllow {
 			t.Fatalf("approved call: %+v", a)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("approved call never answered")
 	}
 	// Budget spent on the chain: every lease below is blocked.
-	if a := gate(grand, "Bash", map[string]any{"command": "ls"}); a.Verdict != registry.VerdictBlock || !strings.Contains(a.Reason, "budget") {
+	if a := gate(grand, "Bash", map[string]any{"command": "ls"}); a.Verdict != wire.VerdictBlock || !strings.Contains(a.Reason, "budget") {
 		t.Fatalf("after budget: %+v", a)
 	}
 

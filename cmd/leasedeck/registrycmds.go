@@ -15,6 +15,7 @@ import (
 
 	"github.com/leasedeck/leasedeck/journal"
 	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/registry/wire"
 	"github.com/leasedeck/leasedeck/schemas"
 	"github.com/leasedeck/leasedeck/workspace"
 )
@@ -180,18 +181,18 @@ func runServe(args []string, e *env) int {
 
 // dialWorkspace connects to the workspace's registry, with the operator
 // token when one is readable. Unreachable → exit 4 with how to start it.
-func dialWorkspace(flagValue string, e *env) (*registry.Client, workspace.Workspace, int) {
+func dialWorkspace(flagValue string, e *env) (*wire.Client, workspace.Workspace, int) {
 	w, ok := findWorkspace(flagValue, e)
 	if !ok {
 		return nil, w, exitInvalid
 	}
-	c, err := registry.Dial(w.SocketPath(), 2*time.Second)
+	c, err := wire.Dial(w.SocketPath(), 2*time.Second)
 	if err != nil {
 		e.errorf("no registry is running in %s (%v); start one with 'leasedeck serve' or 'leasedeck'", w.Root, err)
 		return nil, w, exitUnreachable
 	}
 	if t, err := w.LoadToken(); err == nil {
-		c.Token = t
+		c.SetToken(t)
 	}
 	return c, w, exitOK
 }
@@ -201,7 +202,7 @@ func dialWorkspace(flagValue string, e *env) (*registry.Client, workspace.Worksp
 // arguments and that valid (if given) holds, prints usage otherwise, dials
 // the workspace's registry and runs fn with the connection.
 func clientCommand(fs *flag.FlagSet, args []string, e *env, usage string, npos int, valid func() bool,
-	fn func(c *registry.Client, pos []string) int) int {
+	fn func(c *wire.Client, pos []string) int) int {
 	ws := workspaceFlag(fs)
 	pos, ok := parseFlags(fs, args, e)
 	if !ok || len(pos) != npos || (valid != nil && !valid()) {
@@ -220,16 +221,17 @@ func clientCommand(fs *flag.FlagSet, args []string, e *env, usage string, npos i
 
 // callExit maps a client error to an exit code and prints it.
 func callExit(err error, e *env) int {
-	var re *registry.RemoteError
+	var re *wire.Error
 	switch {
 	case errors.As(err, &re):
 		e.errorf("%s", re.Message)
 		switch re.Code {
-		case registry.CodeNotAllowed, registry.CodeUnauthorized, registry.CodeClosed, registry.CodeAlreadyDecided, registry.CodeJournalUnavailable:
+		case wire.NotAllowed, wire.Unauthorized, wire.WrongSession, wire.Closed, wire.AlreadyDecided,
+			wire.TooManyApprovals, wire.JournalUnavailable:
 			return exitRefused
 		}
 		return exitInvalid
-	case errors.Is(err, registry.ErrUnreachable):
+	case errors.Is(err, wire.ErrUnreachable):
 		e.errorf("%v; start one with 'leasedeck serve' or 'leasedeck'", err)
 		return exitUnreachable
 	}
@@ -254,8 +256,7 @@ func runIssue(args []string, e *env) int {
 		e.errorf("%v", err)
 		return exitInvalid
 	}
-	man, err := schemas.ParseJSON(data)
-	if err != nil {
+	if _, err := schemas.ParseJSON(data); err != nil {
 		e.errorf("%s: %v", label, err)
 		return exitInvalid
 	}
@@ -264,12 +265,11 @@ func runIssue(args []string, e *env) int {
 		return code
 	}
 	defer c.Close()
-	var res registry.IssueResult
-	if err := c.Call(map[string]any{"op": "issue", "manifest": json.RawMessage(data), "parent": *parent}, &res); err != nil {
+	res, err := c.Issue(context.Background(), wire.IssueParams{Manifest: wire.DocOf(json.RawMessage(data)), Parent: *parent})
+	if err != nil {
 		return callExit(err, e)
 	}
-	_ = man
-	if res.Status != registry.Granted {
+	if res.Status != wire.Granted {
 		out, _ := schemas.Pretty(map[string]any{"lease_id": res.LeaseID, "refusals": anyStrings(res.Refusals), "reason": res.Reason})
 		e.stdout.Write(out)
 		for _, r := range res.Refusals {
@@ -292,11 +292,9 @@ func runIssue(args []string, e *env) int {
 func runLeases(args []string, e *env) int {
 	fs := flag.NewFlagSet("leases", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
-	return clientCommand(fs, args, e, "leasedeck leases [--json]", 0, nil, func(c *registry.Client, _ []string) int {
-		var res struct {
-			Leases []registry.LeaseView `json:"leases"`
-		}
-		if err := c.Call(map[string]any{"op": "leases"}, &res); err != nil {
+	return clientCommand(fs, args, e, "leasedeck leases [--json]", 0, nil, func(c *wire.Client, _ []string) int {
+		res, err := c.Leases(context.Background())
+		if err != nil {
 			return callExit(err, e)
 		}
 		if *asJSON {
@@ -363,7 +361,7 @@ func runCheck(args []string, e *env) int {
 		}
 		return exitUsage
 	}
-	req := map[string]any{"op": "check", "lease_id": *lease, "tool": *tool}
+	req := wire.CheckParams{LeaseID: *lease, Tool: *tool}
 	if *input != "" {
 		v, err := schemas.ParseJSON([]byte(*input))
 		if err != nil {
@@ -374,22 +372,22 @@ func runCheck(args []string, e *env) int {
 			e.errorf("--input must be a JSON object (the tool input)")
 			return exitInvalid
 		}
-		req["input"] = json.RawMessage(*input)
+		req.Input = wire.DocOf(v)
 	}
 	c, _, code := dialWorkspace(*ws, e)
 	if c == nil {
 		return code
 	}
 	defer c.Close()
-	var ans registry.GateAnswer
-	if err := c.Call(req, &ans); err != nil {
+	ans, err := c.Check(context.Background(), req)
+	if err != nil {
 		return callExit(err, e)
 	}
 	fmt.Fprintf(e.stdout, "%s: %s\n", ans.Verdict, ans.Reason)
 	switch ans.Verdict {
-	case registry.VerdictAllow:
+	case wire.VerdictAllow:
 		return exitOK
-	case registry.VerdictAsk:
+	case wire.VerdictAsk:
 		return exitHuman
 	}
 	return exitRefused
@@ -401,9 +399,9 @@ func runRevoke(args []string, e *env) int {
 	reason := fs.String("reason", "", "why (recorded in every revoked line)")
 	by := fs.String("by", "", "revoke in the name of this ancestor lease (default: the issuer)")
 	hasReason := func() bool { return strings.TrimSpace(*reason) != "" }
-	return clientCommand(fs, args, e, "leasedeck revoke LEASE_ID --reason TEXT [--by ANCESTOR_ID]", 1, hasReason, func(c *registry.Client, pos []string) int {
-		var res registry.RevokeResult
-		if err := c.Call(map[string]any{"op": "revoke", "lease_id": pos[0], "reason": *reason, "by": *by}, &res); err != nil {
+	return clientCommand(fs, args, e, "leasedeck revoke LEASE_ID --reason TEXT [--by ANCESTOR_ID]", 1, hasReason, func(c *wire.Client, pos []string) int {
+		res, err := c.Revoke(context.Background(), wire.RevokeParams{LeaseID: pos[0], Reason: *reason, By: *by})
+		if err != nil {
 			return callExit(err, e)
 		}
 		fmt.Fprintf(e.stdout, "revoked %d lease(s):\n", len(res.Revoked))
@@ -418,11 +416,9 @@ func runRevoke(args []string, e *env) int {
 func runApprovals(args []string, e *env) int {
 	fs := flag.NewFlagSet("approvals", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
-	return clientCommand(fs, args, e, "leasedeck approvals [--json]", 0, nil, func(c *registry.Client, _ []string) int {
-		var res struct {
-			Pending []registry.ApprovalView `json:"pending"`
-		}
-		if err := c.Call(map[string]any{"op": "approvals"}, &res); err != nil {
+	return clientCommand(fs, args, e, "leasedeck approvals [--json]", 0, nil, func(c *wire.Client, _ []string) int {
+		res, err := c.Approvals(context.Background())
+		if err != nil {
 			return callExit(err, e)
 		}
 		if *asJSON {
@@ -472,16 +468,16 @@ func runDecide(outcome string) func(args []string, e *env) int {
 			return code
 		}
 		defer c.Close()
-		req := map[string]any{"op": "decide", "approval_id": pos[0], "reason": reason, "by": "operator"}
+		req := wire.DecideParams{ApprovalID: pos[0], Reason: reason, By: "operator"}
 		if outcome == "approve" {
-			req["outcome"], req["scope"] = "approved", "once"
+			req.Outcome, req.Scope = "approved", "once"
 			if forLease {
-				req["scope"] = "lease"
+				req.Scope = "lease"
 			}
 		} else {
-			req["outcome"] = "denied"
+			req.Outcome = "denied"
 		}
-		if err := c.Call(req, nil); err != nil {
+		if _, err := c.Decide(context.Background(), req); err != nil {
 			return callExit(err, e)
 		}
 		fmt.Fprintf(e.stdout, "%s %s\n", map[string]string{"approve": "approved", "deny": "denied"}[outcome], pos[0])
@@ -492,9 +488,9 @@ func runDecide(outcome string) func(args []string, e *env) int {
 // runStatus: leasedeck status
 func runStatus(args []string, e *env) int {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	return clientCommand(fs, args, e, "leasedeck status", 0, nil, func(c *registry.Client, _ []string) int {
-		var st map[string]any
-		if err := c.Call(map[string]any{"op": "status"}, &st); err != nil {
+	return clientCommand(fs, args, e, "leasedeck status", 0, nil, func(c *wire.Client, _ []string) int {
+		st, err := c.Status(context.Background())
+		if err != nil {
 			return callExit(err, e)
 		}
 		b, _ := json.MarshalIndent(st, "", "  ")

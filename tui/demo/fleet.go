@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/registry/wire"
 )
 
 // Clients are the agent clients the fleet plays.
@@ -91,8 +91,8 @@ func (a *agent) errorf(format string, args ...any) {
 
 // conn is one socket connection; a gate that waits for a human holds it,
 // so every (sub)agent has its own.
-func (a *agent) conn(ctx context.Context) (*registry.Client, func(), error) {
-	c, err := registry.Dial(a.f.Socket, 2*time.Second)
+func (a *agent) conn(ctx context.Context) (*wire.Client, func(), error) {
+	c, err := wire.Dial(a.f.Socket, 2*time.Second)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -123,7 +123,7 @@ func (a *agent) run(ctx context.Context) {
 
 // session runs the agent's script, then keeps working in small turns
 // until its lease can no longer admit it.
-func (a *agent) session(ctx context.Context, c *registry.Client) {
+func (a *agent) session(ctx context.Context, c *wire.Client) {
 	s := &sess{a: a, c: c, id: fmt.Sprintf("demo-%s-%d-%d", a.client, a.n, a.epoch),
 		name: fmt.Sprintf("%s #%d", a.client, a.n), purpose: a.script.purpose}
 	if a.epoch == 0 {
@@ -153,7 +153,7 @@ func (a *agent) session(ctx context.Context, c *registry.Client) {
 // sess is one client session (or a subagent's) in flight.
 type sess struct {
 	a         *agent
-	c         *registry.Client
+	c         *wire.Client
 	id        string // raw session id (the registry keeps only a salted hash)
 	parent    string // the parent session, for a subagent
 	name      string
@@ -174,13 +174,9 @@ func (s *sess) admit(ctx context.Context) bool {
 		}
 		man = withPurpose(m, s.purpose)
 	}
-	req := map[string]any{"op": "admit", "client": s.a.client, "session": s.id, "agent_name": s.name,
-		"manifest": man, "prompt": "demo prompt: " + s.purpose}
-	if s.parent != "" {
-		req["parent_session"] = s.parent
-	}
-	var res registry.AdmitResult
-	if err := s.c.Call(req, &res); err != nil {
+	res, err := s.c.Admit(ctx, wire.AdmitParams{Client: s.a.client, Session: s.id, ParentSession: s.parent,
+		AgentName: s.name, Manifest: wire.DocOf(man), Prompt: "demo prompt: " + s.purpose})
+	if err != nil {
 		s.a.errorf("%s: admit: %v", s.name, err)
 		return false
 	}
@@ -195,8 +191,8 @@ func (s *sess) finalize(end bool) {
 	if s.admission == "" {
 		return
 	}
-	var res registry.FinalizeResult
-	if err := s.c.Call(map[string]any{"op": "finalize", "admission_id": s.admission, "stop_reason": "end_turn", "end_session": end}, &res); err != nil {
+	p := wire.FinalizeParams{AdmissionID: s.admission, StopReason: "end_turn", EndSession: end}
+	if _, err := s.c.Finalize(context.Background(), p); err != nil {
 		s.a.errorf("%s: finalize: %v", s.name, err)
 	}
 	s.admission = ""
@@ -210,17 +206,16 @@ func (s *sess) do(ctx context.Context, st step) bool {
 	}
 	switch st.kind {
 	case stepCall:
-		var ans registry.GateAnswer
-		req := map[string]any{"op": "gate", "admission_id": s.admission, "tool": st.tool, "input": st.input,
-			"max_wait_ms": s.a.f.MaxWait.Milliseconds()}
-		if err := s.c.Call(req, &ans); err != nil {
+		ans, err := s.c.Gate(ctx, wire.GateParams{AdmissionID: s.admission, Tool: st.tool, Input: wire.DocOf(st.input),
+			MaxWaitMs: s.a.f.MaxWait.Milliseconds()})
+		if err != nil {
 			s.a.errorf("%s: gate: %v", s.name, err)
 			return false
 		}
 		switch ans.Verdict {
-		case registry.VerdictAllow:
+		case wire.VerdictAllow:
 			s.report(st, "ok")
-		case registry.VerdictBlock:
+		case wire.VerdictBlock:
 			s.blocked = true
 			return false
 		default:
@@ -231,9 +226,9 @@ func (s *sess) do(ctx context.Context, st step) bool {
 		// and the post-tool report is the first the registry hears of it.
 		s.report(st, "ok")
 	case stepTelemetry:
-		tokens, cost := st.tokens, st.cost
-		req := map[string]any{"op": "telemetry", "admission_id": s.admission, "tokens": tokens, "cost_usd": cost, "source": st.source}
-		if err := s.c.Call(req, nil); err != nil {
+		tokens, cost := float64(st.tokens), st.cost
+		p := wire.TelemetryParams{AdmissionID: s.admission, Tokens: &tokens, CostUSD: &cost, Source: st.source}
+		if _, err := s.c.Telemetry(ctx, p); err != nil {
 			s.a.errorf("%s: telemetry: %v", s.name, err)
 			return false
 		}
@@ -261,10 +256,8 @@ func (s *sess) do(ctx context.Context, st step) bool {
 }
 
 func (s *sess) report(st step, status string) {
-	req := map[string]any{"op": "report", "admission_id": s.admission, "tool": st.tool, "input": st.input,
-		"status": status, "summary": st.tool + " " + status}
-	var res registry.ReportResult
-	if err := s.c.Call(req, &res); err != nil {
+	p := wire.ReportParams{AdmissionID: s.admission, Tool: st.tool, Input: wire.DocOf(st.input), Status: status}
+	if _, err := s.c.Report(context.Background(), p); err != nil {
 		s.a.errorf("%s: report: %v", s.name, err)
 	}
 }

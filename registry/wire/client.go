@@ -1,0 +1,180 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Client speaks the protocol over one connection, one message at a time;
+// safe for concurrent use (calls are serialised).
+type Client struct {
+	mu       sync.Mutex
+	conn     net.Conn
+	r        *bufio.Reader
+	next     int
+	deadline time.Time
+	broken   error // set when a call was abandoned mid-answer
+
+	token      string
+	capability string
+}
+
+// Dial connects to the registry socket at path within timeout. Any
+// failure wraps ErrUnreachable.
+func Dial(path string, timeout time.Duration) (*Client, error) {
+	c, err := net.DialTimeout("unix", path, timeout)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, path, err)
+	}
+	return NewClient(c), nil
+}
+
+// NewClient speaks the protocol over an open connection.
+func NewClient(conn net.Conn) *Client {
+	return &Client{conn: conn, r: bufio.NewReaderSize(conn, 64<<10)}
+}
+
+// SetToken makes every later message carry the operator token.
+func (c *Client) SetToken(token string) {
+	c.mu.Lock()
+	c.token = token
+	c.mu.Unlock()
+}
+
+// SetCapability makes every later message carry a session capability.
+func (c *Client) SetCapability(capability string) {
+	c.mu.Lock()
+	c.capability = capability
+	c.mu.Unlock()
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// SetDeadline bounds every later call (zero: none). A call's context may
+// bound it further.
+func (c *Client) SetDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.deadline = t
+	return c.conn.SetDeadline(t)
+}
+
+// call sends one message and decodes its answer. An answered error is
+// *Error; no answer wraps ErrUnreachable.
+func call[P, R any](ctx context.Context, c *Client, op Op, params P) (R, error) {
+	var out R
+	body, err := json.Marshal(params)
+	if err != nil {
+		return out, fmt.Errorf("%s: %v", op, err)
+	}
+	if len(body) < 2 || body[0] != '{' {
+		return out, fmt.Errorf("%s: params must encode as a JSON object", op)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.broken != nil {
+		return out, c.broken
+	}
+	c.next++
+	env, _ := json.Marshal(Envelope{ID: json.RawMessage(strconv.Itoa(c.next)), Op: op, Token: c.token, Capability: c.capability})
+	msg := make([]byte, 0, len(env)+len(body)+2)
+	msg = append(msg, env[:len(env)-1]...)
+	if !bytes.Equal(body, []byte("{}")) {
+		msg = append(msg, ',')
+		msg = append(msg, body[1:len(body)-1]...)
+	}
+	msg = append(msg, '}', '\n')
+
+	line, err := c.roundTripWithin(ctx, msg)
+	if err != nil {
+		if cerr := ctxErr(ctx); cerr != nil {
+			err = fmt.Errorf("%w: %s: %w", ErrUnreachable, op, cerr)
+		}
+		// The answer may still arrive; this connection is out of step.
+		c.broken = err
+		return out, err
+	}
+	var resp struct {
+		OK     bool            `json:"ok"`
+		Result json.RawMessage `json:"result"`
+		Error  *Error          `json:"error"`
+	}
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return out, fmt.Errorf("%w: malformed answer to %s: %v", ErrUnreachable, op, err)
+	}
+	if !resp.OK {
+		if resp.Error == nil {
+			return out, &Error{Code: Internal, Message: "the registry refused without saying why"}
+		}
+		return out, resp.Error
+	}
+	if len(resp.Result) > 0 {
+		if err := json.Unmarshal(resp.Result, &out); err != nil {
+			return out, fmt.Errorf("%w: answer to %s: %v", ErrUnreachable, op, err)
+		}
+	}
+	return out, nil
+}
+
+// roundTripWithin bounds one round trip by ctx as well as by the
+// client's deadline: the context's deadline becomes the connection's, and
+// cancelling it interrupts a blocked read.
+func (c *Client) roundTripWithin(ctx context.Context, msg []byte) ([]byte, error) {
+	if ctx.Done() == nil {
+		return c.roundTrip(msg)
+	}
+	if d, ok := ctx.Deadline(); ok && (c.deadline.IsZero() || d.Before(c.deadline)) {
+		c.conn.SetDeadline(d)
+	}
+	interrupted := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		c.conn.SetDeadline(time.Unix(1, 0))
+		close(interrupted)
+	})
+	line, err := c.roundTrip(msg)
+	if !stop() {
+		<-interrupted
+	}
+	c.conn.SetDeadline(c.deadline)
+	return line, err
+}
+
+func (c *Client) roundTrip(msg []byte) ([]byte, error) {
+	if _, err := c.conn.Write(msg); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+	}
+	line, tooLarge, err := ReadMessage(c.r, MaxAnswer)
+	if tooLarge {
+		return nil, fmt.Errorf("%w: answer larger than %d MiB", ErrUnreachable, MaxAnswer>>20)
+	}
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil, fmt.Errorf("%w: no answer in time: %v", ErrUnreachable, err)
+		}
+		return nil, fmt.Errorf("%w: connection lost: %v", ErrUnreachable, err)
+	}
+	return line, nil
+}
+
+// ctxErr is ctx's error, or DeadlineExceeded as soon as its deadline has
+// passed (the connection's deadline, set to the same instant, may fire
+// before the context's timer does).
+func ctxErr(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}

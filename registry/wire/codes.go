@@ -1,0 +1,101 @@
+package wire
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies an error the registry answers. Callers decide by code,
+// never by matching message text.
+type Code string
+
+// Error codes of the socket protocol.
+const (
+	// BadRequest: the message is malformed, names an unknown op, or a
+	// member has the wrong type or is missing.
+	BadRequest Code = "bad_request"
+	// TooLarge: the message is longer than MaxMessage; it was skipped and
+	// the connection keeps working.
+	TooLarge Code = "too_large"
+	// Unauthorized: the op (or this use of it) needs the operator token.
+	Unauthorized Code = "unauthorized"
+	// WrongSession: the session capability is missing, or belongs to
+	// another session than the one the message touches.
+	WrongSession Code = "wrong_session"
+	// UnknownLease: no such lease, admission or session.
+	UnknownLease Code = "unknown_lease"
+	// UnknownParent: a subagent's parent session has no lease yet; its
+	// first turn must be admitted first.
+	UnknownParent Code = "unknown_parent"
+	// NotAllowed: the request is understood but the rules refuse it.
+	NotAllowed Code = "not_allowed"
+	// Closed: the lease is closed (revoked, expired, completed, stopped).
+	Closed Code = "closed"
+	// UnknownApproval: no such approval request.
+	UnknownApproval Code = "unknown_approval"
+	// AlreadyDecided: the approval request was already decided, expired or
+	// cancelled.
+	AlreadyDecided Code = "already_decided"
+	// TooManyApprovals: the lease has as many pending approvals as the
+	// policy allows; the call is refused until some are decided.
+	TooManyApprovals Code = "too_many_approvals"
+	// NeedsManifest: the session has no live lease and the message brought
+	// no declared manifest to issue one from; resend with it.
+	NeedsManifest Code = "needs_manifest"
+	// JournalUnavailable: the journal could not be written or is broken;
+	// nothing was decided.
+	JournalUnavailable Code = "journal_unavailable"
+	// Internal: anything else; a bug in the registry, never the caller's
+	// fault. The connection keeps working.
+	Internal Code = "internal"
+)
+
+// Error is an error answered by the registry.
+type Error struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return e.Message + " (" + string(e.Code) + ")" }
+
+// Errorf makes an Error with a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// CodeOf is the code of err when the registry answered it, "" otherwise
+// (no answer at all, or a local failure).
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// Codes lists every code with what it means, for the README and for
+// callers that print them.
+var Codes = []struct {
+	Code Code
+	Doc  string
+}{
+	{BadRequest, "the message is malformed, names an unknown op, or a member is missing or of the wrong type"},
+	{TooLarge, "the message is over 4 MiB; it is skipped and the connection keeps working"},
+	{Unauthorized, "the op, or this use of it, needs the operator token"},
+	{WrongSession, "the session capability is missing or belongs to another session"},
+	{UnknownLease, "no such lease, admission or session"},
+	{UnknownParent, "a subagent's parent session has no lease yet: admit the parent first"},
+	{NotAllowed, "understood, but the rules refuse it"},
+	{Closed, "the lease is closed (revoked, expired, completed, stopped)"},
+	{UnknownApproval, "no such approval request"},
+	{AlreadyDecided, "the approval was already decided, expired or cancelled"},
+	{TooManyApprovals, "the lease already has as many pending approvals as the policy allows"},
+	{NeedsManifest, "the session has no live lease and no declared manifest came with the message"},
+	{JournalUnavailable, "the journal cannot be written or is broken: nothing was decided"},
+	{Internal, "anything else (a fault in the registry); the connection keeps working"},
+}
+
+// ErrUnreachable wraps every failure to reach the registry's socket or to
+// get an answer from it, so callers can tell "no registry" (exit 4, fail
+// closed) from an answer.
+var ErrUnreachable = errors.New("registry unreachable")
