@@ -58,7 +58,7 @@ func (r Report) Count(s Status, section string) int {
 func (r Report) OK() bool { return r.Count(Fail, "") == 0 }
 
 // Sections in the order they run and print.
-var Sections = []string{"fixtures/valid", "fixtures/invalid", "fixtures/invalid-by-rule", "canonical", "jcs", "narrowing", "signature"}
+var Sections = []string{"fixtures/valid", "fixtures/invalid", "fixtures/invalid-by-rule", "fixtures/round-trip", "canonical", "jcs", "narrowing", "signature"}
 
 // Write prints the report: one line per case, then a summary per section.
 func (r Report) Write(w io.Writer, verbose bool) {
@@ -101,6 +101,7 @@ func Run(fsys fs.FS) Report {
 	r.fixtures("fixtures/valid", true)
 	r.fixtures("fixtures/invalid", false)
 	r.byRule()
+	r.roundTrip()
 	r.canonical()
 	r.jcs()
 	r.narrowing()
@@ -342,6 +343,13 @@ func (r *runner) jcs() {
 			continue
 		}
 		hexText, err := fs.ReadFile(r.fsys, "conformance/jcs/outhex/"+name+".txt")
+		derived := false
+		if err != nil {
+			// Upstream ships no expected output for this input; the overlay
+			// holds one derived from RFC 8785 by hand (see _inferred/README.md).
+			hexText, err = fs.ReadFile(r.fsys, "_inferred/conformance/jcs/outhex/"+name+".txt")
+			derived = err == nil
+		}
 		if err != nil {
 			r.add(sec, name, Unchecked, "no expected output (outhex/%s.txt) upstream", name)
 			continue
@@ -357,6 +365,8 @@ func (r *runner) jcs() {
 			r.add(sec, name, Fail, "%v", err)
 		case string(got) != string(want):
 			r.add(sec, name, Fail, "got %q, want %q", got, want)
+		case derived:
+			r.add(sec, name, Pass, "%d bytes (expected output derived from RFC 8785 §3.2.2.2, _inferred/)", len(got))
 		default:
 			r.add(sec, name, Pass, "%d bytes", len(got))
 		}

@@ -219,17 +219,18 @@ func runVerify(args []string, e *env) int {
 	return exitOK
 }
 
-// runConformance: leasedeck conformance [--corpus DIR] [-v]
+// runConformance: leasedeck conformance [--corpus DIR] [-v] [--json]
 func runConformance(args []string, e *env) int {
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	corpus := fs.String("corpus", "", "contract directory (fixtures/, conformance/); default: the copy built into leasedeck")
 	verbose := fs.Bool("v", false, "list passing cases too")
+	asJSON := fs.Bool("json", false, "print the machine-readable report (the contract runner's shape, plus every case)")
 	pos, ok := parseFlags(fs, args, e)
 	if !ok {
 		return exitUsage
 	}
 	if len(pos) != 0 {
-		e.errorf("usage: leasedeck conformance [--corpus DIR] [-v]")
+		e.errorf("usage: leasedeck conformance [--corpus DIR] [-v] [--json]")
 		return exitUsage
 	}
 	fsys := contract.FS()
@@ -242,7 +243,14 @@ func runConformance(args []string, e *env) int {
 		fsys = os.DirFS(*corpus)
 	}
 	rep := conformance.Run(fsys)
-	rep.Write(e.stdout, *verbose)
+	if *asJSON {
+		if err := rep.WriteJSON(e.stdout, "leasedeck "+buildVersion()); err != nil {
+			e.errorf("%v", err)
+			return exitInvalid
+		}
+	} else {
+		rep.Write(e.stdout, *verbose)
+	}
 	if !rep.OK() {
 		return exitInvalid
 	}
