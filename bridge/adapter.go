@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasedeck/leasedeck/redact"
 	"github.com/leasedeck/leasedeck/schemas"
 )
 
@@ -574,7 +575,7 @@ func (p *payload) str(keys ...string) (string, error) {
 		}
 		s, ok := v.(string)
 		if !ok {
-			return "", &InputError{Client: p.client, Pointer: "/" + escapePointer(k), Msg: "expected a string, got " + typeName(v)}
+			return "", &InputError{Client: p.client, Pointer: "/" + redact.EscapePointer(k), Msg: "expected a string, got " + typeName(v)}
 		}
 		return s, nil
 	}
@@ -587,7 +588,7 @@ func (p *payload) need(keys ...string) (string, error) {
 		return "", err
 	}
 	if s == "" {
-		return "", &InputError{Client: p.client, Pointer: "/" + escapePointer(keys[0]), Msg: "missing (required)"}
+		return "", &InputError{Client: p.client, Pointer: "/" + redact.EscapePointer(keys[0]), Msg: "missing (required)"}
 	}
 	return s, nil
 }
@@ -619,7 +620,7 @@ func (p *payload) object(k string) (map[string]any, error) {
 	}
 	o, ok := v.(map[string]any)
 	if !ok {
-		return nil, &InputError{Client: p.client, Pointer: "/" + escapePointer(k), Msg: "expected an object, got " + typeName(v)}
+		return nil, &InputError{Client: p.client, Pointer: "/" + redact.EscapePointer(k), Msg: "expected an object, got " + typeName(v)}
 	}
 	return o, nil
 }
@@ -661,7 +662,7 @@ func digestResult(tool string, v any, status string) *ResultDigest {
 	}
 	switch x := v.(type) {
 	case string:
-		parts = append(parts, humanBytes(len(x)))
+		parts = append(parts, redact.HumanBytes(len(x)))
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
@@ -672,9 +673,9 @@ func digestResult(tool string, v any, status string) *ResultDigest {
 			switch y := x[k].(type) {
 			case string:
 				if k == "error" || k == "exitCode" || k == "exit_code" {
-					parts = append(parts, k+" "+OneLine(firstLine(y), 80))
+					parts = append(parts, k+" "+redact.OneLine(firstLine(y), 80))
 				} else {
-					parts = append(parts, k+" "+humanBytes(len(y)))
+					parts = append(parts, k+" "+redact.HumanBytes(len(y)))
 				}
 			case bool:
 				if y {
@@ -687,9 +688,9 @@ func digestResult(tool string, v any, status string) *ResultDigest {
 	case nil:
 		parts = append(parts, "no output")
 	default:
-		parts = append(parts, humanBytes(n))
+		parts = append(parts, redact.HumanBytes(n))
 	}
-	d.Summary = OneLine(tool+": "+strings.Join(parts, ", "), 200)
+	d.Summary = redact.OneLine(tool+": "+strings.Join(parts, ", "), 200)
 	return d
 }
 
@@ -721,18 +722,18 @@ const (
 )
 
 func reasonOf(v Verdict, def string) string {
-	return clip(strings.TrimSpace(nonEmpty(v.Reason, def)), maxReason)
+	return redact.Clip(strings.TrimSpace(nonEmpty(v.Reason, def)), maxReason)
 }
 
 func contextOf(v Verdict) string {
-	return clip(strings.TrimSpace(v.Context), maxContext)
+	return redact.Clip(strings.TrimSpace(v.Context), maxContext)
 }
 
 func warningsOf(v Verdict) string {
 	if len(v.Warnings) == 0 {
 		return ""
 	}
-	return clip(strings.Join(v.Warnings, "; "), maxReason)
+	return redact.Clip(strings.Join(v.Warnings, "; "), maxReason)
 }
 
 // jsonOut marshals an output object without HTML escaping (reasons often

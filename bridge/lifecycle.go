@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/leasedeck/leasedeck/redact"
 	"github.com/leasedeck/leasedeck/schemas"
 )
 
@@ -426,5 +427,5 @@ func ErrorResponse(op, msg string) Response {
 	if msg == "" {
 		msg = "error"
 	}
-	return Response{Op: OneLine(op, 64), SchemaVersion: SchemaVersion, Decision: DecisionError, Reason: OneLine(msg, 2000)}
+	return Response{Op: redact.OneLine(op, 64), SchemaVersion: SchemaVersion, Decision: DecisionError, Reason: redact.OneLine(msg, 2000)}
 }

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/leasedeck/leasedeck/redact"
 )
 
 // The gate's tool vocabulary (DESIGN "Tool vocabulary and exit codes").
@@ -27,7 +29,7 @@ const (
 // command. On a gate event it fails closed, which is the point: a Write
 // whose path we cannot read must not be waved through as "no path".
 func toolError(client, tool, member, msg string) error {
-	return &InputError{Client: client, Pointer: "/tool_input/" + escapePointer(member), Msg: tool + ": " + msg}
+	return &InputError{Client: client, Pointer: "/tool_input/" + redact.EscapePointer(member), Msg: tool + ": " + msg}
 }
 
 // newCall finishes a translated call: resources from the gate-shaped input.
@@ -213,10 +215,10 @@ func ParseApplyPatch(text string) ([]PatchOp, error) {
 			ops[len(ops)-1].MoveTo = p
 			continue
 		} else {
-			return nil, fmt.Errorf("line %d: unknown patch header %q", lineNo, clip(l, 60))
+			return nil, fmt.Errorf("line %d: unknown patch header %q", lineNo, redact.Clip(l, 60))
 		}
 		if op.Path == "" {
-			return nil, fmt.Errorf("line %d: empty path in %q", lineNo, clip(l, 60))
+			return nil, fmt.Errorf("line %d: empty path in %q", lineNo, redact.Clip(l, 60))
 		}
 		ops = append(ops, op)
 	}

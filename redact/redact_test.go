@@ -1,4 +1,4 @@
-package bridge
+package redact
 
 import (
 	"encoding/json"
@@ -296,7 +296,7 @@ func TestOneLineAndClip(t *testing.T) {
 	if got := OneLine("a\nb\tc  d ghp_aB3cD6eF9gH2iJ5kL8mN1oP4qR7sT0uV3wX6y", 100); got != "a b c d [redacted]" {
 		t.Errorf("OneLine = %q", got)
 	}
-	if got := clip("héllo wörld", 5); got != "héll…" {
+	if got := Clip("héllo wörld", 5); got != "héll…" {
 		t.Errorf("clip = %q", got)
 	}
 }
