@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/leasedeck/leasedeck/approvals"
+	"github.com/leasedeck/leasedeck/registry/record"
 )
 
 // ask files an approval request, waits for the decision and answers.
@@ -17,12 +18,12 @@ func (s *Service) ask(ctx context.Context, req GateRequest, res GateResult) Gate
 	}
 	id := NewLeaseID()
 	deadline := now.Add(wait)
-	ask := auditRecord(EventApprovalAsked, now, req.Summary, map[string]any{
-		"approval_id": id, "lease_id": req.LeaseID, "tool": oneLine(req.Call.Tool, 128),
-		"names": strings.Join(res.Approvals, " "), "deadline": FormatTime(deadline), "client": oneLine(req.Client, 64),
+	ask := record.NewAudit(EventApprovalAsked, now, req.Summary, record.Details{
+		ApprovalID: id, LeaseID: req.LeaseID, Tool: req.Call.Tool,
+		Names: strings.Join(res.Approvals, " "), Deadline: FormatTime(deadline), Client: req.Client,
 	})
-	ask["reasoning"] = oneLine(res.Reason, 500)
-	ask["request_hash"] = req.InputHash
+	ask.Reasoning = res.Reason
+	ask.RequestHash = req.InputHash
 	if err := s.appendAudit(ask); err != nil {
 		return GateAnswer{Verdict: VerdictDeny, Reason: "the approval request could not be recorded, so the call is refused: " + err.Error()}
 	}
@@ -117,14 +118,9 @@ func (s *Service) DecideApproval(id string, outcome approvals.Outcome, scope app
 }
 
 func (s *Service) recordDecision(req approvals.Request, d approvals.Decision) error {
-	details := map[string]any{"approval_id": d.RequestID, "lease_id": req.LeaseID, "outcome": string(d.Outcome), "by": oneLine(d.By, 64)}
-	if d.Scope != "" {
-		details["scope"] = string(d.Scope)
-	}
-	rec := auditRecord(EventApprovalDecided, d.At, req.Summary, details)
-	if d.Reason != "" {
-		rec["reasoning"] = oneLine(d.Reason, 500)
-	}
+	rec := record.NewAudit(EventApprovalDecided, d.At, req.Summary, record.Details{
+		ApprovalID: d.RequestID, LeaseID: req.LeaseID, Outcome: string(d.Outcome), By: d.By, Scope: string(d.Scope)})
+	rec.Reasoning = d.Reason
 	return s.appendAudit(rec) // folding applies it to the book and wakes waiters
 }
 

@@ -1,7 +1,11 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
+	"math"
+
+	"github.com/leasedeck/leasedeck/registry/record"
 )
 
 // applyInflight subtracts in-flight reservations from a parent view.
@@ -66,21 +70,65 @@ func (s *Service) RecordUsage(id string, u Usage) error {
 	if _, ok := s.lease(id); !ok {
 		return fmt.Errorf("%w: %s", ErrUnknownLease, id)
 	}
-	details := map[string]any{"lease_id": id}
-	if u.Tokens != nil {
-		if *u.Tokens < 0 {
-			return fmt.Errorf("%w: tokens must not be negative", ErrNotAllowed)
+	if err := CheckFigures(u.Tokens, u.CostUSD); err != nil {
+		return err
+	}
+	d := record.Details{LeaseID: id, Tokens: u.Tokens, CostUSD: u.CostUSD, Source: u.Source}
+	return s.appendAudit(record.NewAudit(EventBudgetSpent, s.Now(), "", d))
+}
+
+// ErrBadRequest marks a request whose values are malformed (a figure
+// that is not a number a budget can hold); the socket answers bad_request.
+var ErrBadRequest = errors.New("bad request")
+
+// CheckFigures refuses usage figures a budget cannot hold: not finite,
+// negative, tokens that are not a whole number, or either above the
+// largest integer a JSON number carries exactly (the lease-record
+// schema's maximum for usage tokens). Below that bound no number of
+// reports can push a sum to infinity in practice, and the fold saturates
+// anyway.
+func CheckFigures(tokens, costUSD *float64) error {
+	limit := record.MaxTokens()
+	for _, f := range []struct {
+		name  string
+		v     *float64
+		whole bool
+	}{{"tokens", tokens, true}, {"cost_usd", costUSD, false}} {
+		switch v := f.v; {
+		case v == nil:
+		case math.IsNaN(*v) || math.IsInf(*v, 0):
+			return fmt.Errorf("%w: %s must be a finite number", ErrBadRequest, f.name)
+		case *v < 0:
+			return fmt.Errorf("%w: %s must not be negative", ErrBadRequest, f.name)
+		case *v > limit:
+			return fmt.Errorf("%w: %s must be at most %.0f", ErrBadRequest, f.name, limit)
+		case f.whole && *v != math.Trunc(*v):
+			return fmt.Errorf("%w: %s must be a whole number", ErrBadRequest, f.name)
 		}
-		details["tokens"] = int64(*u.Tokens)
 	}
-	if u.CostUSD != nil {
-		if *u.CostUSD < 0 {
-			return fmt.Errorf("%w: cost_usd must not be negative", ErrNotAllowed)
-		}
-		details["cost_usd"] = *u.CostUSD
+	return nil
+}
+
+// figure is a usage figure as the fold charges it. The socket refuses
+// bad figures, but a journal may already hold one (an older writer, a
+// line written before the check): a missing, negative or NaN figure
+// charges nothing (a refund would reopen a budget), an infinite one
+// charges the most there is (it can only exhaust a budget).
+func figure(v *float64) float64 {
+	switch {
+	case v == nil || math.IsNaN(*v) || *v <= 0:
+		return 0
+	case math.IsInf(*v, 1) || *v > math.MaxFloat64:
+		return math.MaxFloat64
 	}
-	if u.Source != "" {
-		details["source"] = oneLine(u.Source, 64)
+	return *v
+}
+
+// saturatingAdd adds two non-negative figures, stopping at the largest
+// float instead of overflowing to +Inf.
+func saturatingAdd(a, b float64) float64 {
+	if s := a + b; !math.IsInf(s, 0) && !math.IsNaN(s) {
+		return s
 	}
-	return s.appendAudit(auditRecord(EventBudgetSpent, s.Now(), "", details))
+	return math.MaxFloat64
 }

@@ -25,6 +25,8 @@ func codeOf(err error) wire.Code {
 		breakErr *journal.BreakError
 	)
 	switch {
+	case errors.Is(err, ErrBadRequest):
+		return wire.BadRequest
 	case errors.Is(err, ErrUnknownParent):
 		return wire.UnknownParent
 	case errors.Is(err, ErrUnknownLease):

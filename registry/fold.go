@@ -1,50 +1,50 @@
 package registry
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/leasedeck/leasedeck/approvals"
 	"github.com/leasedeck/leasedeck/journal"
+	"github.com/leasedeck/leasedeck/registry/record"
 )
 
-// fold applies one journal line to the state and the approval book.
-func (s *Service) fold(k journal.Kind, rec map[string]any) error {
-	return Fold(s.st, s.book, k, rec)
+// Fold applies one journal value to a state and an approval book.
+func Fold(st *State, book *approvals.Book, k journal.Kind, v map[string]any) error {
+	l := record.Parse(k, v)
+	return FoldLine(st, book, &l)
 }
 
-// Fold applies one journal line to a state and an approval book. It is
-// the one definition of what the journal means, shared by the registry,
-// `journal verify` and every cockpit watching the files.
-func Fold(st *State, book *approvals.Book, k journal.Kind, rec map[string]any) error {
-	if k == journal.Leases {
-		if err := st.ApplyLeaseRecord(rec); err != nil {
+// FoldLine applies one parsed journal line to a state and an approval
+// book. It is the one definition of what the journal means, shared by the
+// registry, `journal verify` and every cockpit watching the files.
+func FoldLine(st *State, book *approvals.Book, l *record.Line) error {
+	if l.Kind == journal.Leases {
+		r := &l.Lease
+		if err := st.applyLease(r); err != nil {
 			return err
 		}
-		if ev, _ := rec["event"].(string); ev != "granted" && ev != "refused" && ev != "narrowed" {
-			if id, _ := rec["lease_id"].(string); id != "" {
-				book.ForgetLease(id)
-			}
+		if r.Event != record.Granted && r.Event != record.Refused && r.Event != record.Narrowed && r.LeaseID != "" {
+			book.ForgetLease(r.LeaseID)
 		}
 		return nil
 	}
-	st.ApplyAudit(rec)
-	et, _ := rec["event_type"].(string)
-	d, _ := rec["details"].(map[string]any)
-	switch et {
+	a := &l.Audit
+	st.applyAudit(a)
+	d := &a.Details
+	switch a.EventType {
 	case EventApprovalAsked:
-		at, _ := ParseTime(str(rec, "timestamp"))
-		deadline, _ := ParseTime(str(d, "deadline"))
+		deadline, _ := ParseTime(d.Deadline)
 		return book.Add(approvals.Request{
-			ID: str(d, "approval_id"), LeaseID: str(d, "lease_id"), Client: str(d, "client"),
-			Tool: str(d, "tool"), Summary: str(rec, "summary"), Reason: str(rec, "reasoning"),
-			Names: splitNames(str(d, "names")), InputHash: str(rec, "request_hash"),
-			CreatedAt: at, Deadline: deadline,
+			ID: d.ApprovalID, LeaseID: d.LeaseID, Client: d.Client,
+			Tool: d.Tool, Summary: a.Summary, Reason: a.Reasoning,
+			Names: splitNames(d.Names), InputHash: a.RequestHash,
+			CreatedAt: a.Time(), Deadline: deadline,
 		})
 	case EventApprovalDecided:
-		at, _ := ParseTime(str(rec, "timestamp"))
 		return book.Apply(approvals.Decision{
-			RequestID: str(d, "approval_id"), Outcome: approvals.Outcome(str(d, "outcome")),
-			Scope: approvals.Scope(str(d, "scope")), Reason: str(rec, "reasoning"), By: str(d, "by"), At: at,
+			RequestID: d.ApprovalID, Outcome: approvals.Outcome(d.Outcome),
+			Scope: approvals.Scope(d.Scope), Reason: a.Reasoning, By: d.By, At: a.Time(),
 		})
 	}
 	return nil
@@ -55,4 +55,143 @@ func splitNames(s string) []string {
 		return nil
 	}
 	return strings.Split(s, " ")
+}
+
+// applyLease folds one lease record. Unknown events from a newer writer
+// are ignored (additive rule, SPEC §10); a record about an unknown lease
+// is an error the caller reports (journal verify).
+func (s *State) applyLease(r *record.Lease) error {
+	id := r.LeaseID
+	switch r.Event {
+	case record.Granted:
+		if r.Lease == nil {
+			return fmt.Errorf("granted record for %s carries no lease", id)
+		}
+		sl := r.Signed()
+		man, err := ParseManifest(sl.Manifest)
+		if err != nil {
+			return fmt.Errorf("granted record for %s: %v", id, err)
+		}
+		l := &LeaseState{
+			ID: id, ParentID: sl.ParentLeaseID, Status: Granted,
+			Granted: man, Lease: r.Lease, GrantedHash: r.GrantedHash,
+			DeclaredHash: sl.DeclaredHash, Declared: r.Declared,
+			IssuedAt: sl.Issued(), ExpiresAt: sl.Expires(),
+		}
+		return s.add(l)
+	case record.Refused:
+		at := r.Time()
+		return s.add(&LeaseState{ID: id, ParentID: r.ParentLeaseID, Status: Refused,
+			DeclaredHash: r.DeclaredHash, Reason: r.Reason, IssuedAt: at, ClosedAt: at,
+			Declared: r.Declared, Reasons: r.SortedReasons()})
+	}
+	l := s.Leases[id]
+	if l == nil {
+		switch r.Event {
+		case record.Narrowed, record.Heartbeat, record.Attached:
+			return fmt.Errorf("%s record for unknown lease %s", r.Event, id)
+		}
+		if r.Event.Closes() {
+			return fmt.Errorf("%s record for unknown lease %s", r.Event, id)
+		}
+		return nil
+	}
+	switch {
+	case r.Event == record.Narrowed:
+		l.Narrowing = r.Reason
+	case r.Event.Closes():
+		if l.Status != Granted {
+			return fmt.Errorf("%s record for lease %s, which is already %s", r.Event, id, l.Status)
+		}
+		l.Status = Status(r.Event)
+		l.ClosedAt = r.Time()
+		if r.Event == record.Revoked {
+			l.RevokedBy = r.By
+		}
+		if r.Reason != "" {
+			l.Reason = r.Reason
+		}
+	}
+	return nil
+}
+
+// applyAudit folds the audit events that change lease state: gate
+// decisions (an allowed call spends one step), usage reports, and the
+// session and admission events.
+func (s *State) applyAudit(a *record.Audit) {
+	d := &a.Details
+	if d.AdmissionID != "" || a.EventType == EventSessionStarted {
+		s.foldSession(a)
+	}
+	l := s.Leases[d.LeaseID]
+	if l == nil {
+		return
+	}
+	switch a.EventType {
+	case EventGateAllowed, EventGateDenied, EventGateHeld:
+		if a.EventType == EventGateAllowed {
+			s.Charge(d.LeaseID, Spend{Steps: figure(d.Steps)})
+		}
+		l.Activity = append(l.Activity, GateEvent{At: a.Time(), Tool: d.Tool,
+			Decision: d.Decision, Reason: a.Reasoning, Summary: a.Summary})
+		if len(l.Activity) >= 2*maxActivity {
+			// Trim in halves, not per event: copying the window on every
+			// decision would cost O(maxActivity) each time.
+			l.Activity = append([]GateEvent(nil), l.Activity[len(l.Activity)-maxActivity:]...)
+		}
+	case EventBudgetSpent:
+		s.Charge(d.LeaseID, Spend{Steps: figure(d.Steps), Tokens: figure(d.Tokens), CostUSD: figure(d.CostUSD)})
+	}
+}
+
+// foldSession applies the session and admission audit events.
+func (s *State) foldSession(a *record.Audit) {
+	d := &a.Details
+	switch a.EventType {
+	case EventSessionStarted:
+		cur := ""
+		if old := s.Sessions[d.SessionHash]; old != nil && old.LeaseID == d.LeaseID {
+			cur = old.Current
+		}
+		s.Sessions[d.SessionHash] = &Session{Hash: d.SessionHash, LeaseID: d.LeaseID, Client: d.Client, ParentHash: d.ParentSessionHash, Current: cur}
+		return
+	case EventSessionBegun:
+		s.Sessions[d.SessionHash] = &Session{Hash: d.SessionHash, LeaseID: d.LeaseID, Client: d.Client, ParentHash: d.ParentSessionHash, Current: d.AdmissionID}
+		s.Admissions[d.AdmissionID] = &Admission{ID: d.AdmissionID, LeaseID: d.LeaseID, SessionHash: d.SessionHash, Client: d.Client, BegunAt: a.Time(), pendingOK: map[string]int{}}
+		return
+	}
+	adm := s.Admissions[d.AdmissionID]
+	if adm == nil {
+		return
+	}
+	switch a.EventType {
+	case EventGateAllowed, EventGateDenied:
+		adm.Gated++
+		if a.EventType == EventGateAllowed {
+			adm.Allowed++
+			adm.pendingOK[d.Tool]++
+		} else {
+			adm.Denied++
+		}
+	case EventToolReported:
+		adm.Reported++
+		if d.Status != "denied" {
+			if adm.pendingOK[d.Tool] > 0 {
+				adm.pendingOK[d.Tool]--
+			} else {
+				adm.Ungated++
+			}
+		}
+		if d.Violation != nil && *d.Violation {
+			adm.Violations = append(adm.Violations, a.Reasoning)
+		}
+	case EventBudgetSpent:
+		if d.Accurate != nil && *d.Accurate {
+			adm.Telemetry++
+		} else {
+			adm.Estimates++
+		}
+	case EventSessionFinalized:
+		adm.Finalized = d.Outcome
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasedeck/leasedeck/registry/record"
 	"github.com/leasedeck/leasedeck/registry/resources"
 	"github.com/leasedeck/leasedeck/schemas"
 )
@@ -97,23 +98,15 @@ func (s *Service) recordGate(req GateRequest, v Verdict, reason, approvalID stri
 	case VerdictAsk:
 		et = EventGateHeld
 	}
-	details := map[string]any{"lease_id": req.LeaseID, "tool": oneLine(req.Call.Tool, 128), "decision": string(v)}
-	if req.Client != "" {
-		details["client"] = oneLine(req.Client, 64)
-	}
+	d := record.Details{LeaseID: req.LeaseID, Tool: req.Call.Tool, Decision: string(v), Client: req.Client,
+		ApprovalID: approvalID, AdmissionID: req.admission}
 	if v == VerdictAllow {
-		details["steps"] = int64(1)
+		d.Steps = record.Float(1)
 	}
-	if approvalID != "" {
-		details["approval_id"] = approvalID
-	}
-	if req.admission != "" {
-		details["admission_id"] = req.admission
-	}
-	rec := auditRecord(et, s.Now(), req.Summary, details)
-	rec["reasoning"] = oneLine(reason, 500)
-	rec["request_hash"] = req.InputHash
-	rec["outcome"] = map[Verdict]string{VerdictAllow: "success", VerdictDeny: "failure", VerdictBlock: "failure", VerdictAsk: "partial"}[v]
+	rec := record.NewAudit(et, s.Now(), req.Summary, d)
+	rec.Reasoning = reason
+	rec.RequestHash = req.InputHash
+	rec.Outcome = map[Verdict]string{VerdictAllow: "success", VerdictDeny: "failure", VerdictBlock: "failure", VerdictAsk: "partial"}[v]
 	return s.appendAudit(rec)
 }
 
@@ -154,5 +147,5 @@ func summarizeUse(tool string, u resources.Use) string {
 	if len(parts) == 0 {
 		return tool
 	}
-	return oneLine(tool+": "+strings.Join(parts, "; "), 300)
+	return record.ClipField(tool+": "+strings.Join(parts, "; "), record.AuditSummary)
 }

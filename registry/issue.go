@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasedeck/leasedeck/registry/record"
 	"github.com/leasedeck/leasedeck/schemas"
 )
 
@@ -78,19 +79,10 @@ func (s *Service) Issue(declared any, parentID string) (IssueResult, error) {
 	}
 	s.mu.Unlock()
 
-	recs := []map[string]any{{
-		"schema_version": SchemaVersion, "at": dec.Lease["issued_at"], "event": "granted",
-		"lease_id": dec.LeaseID, "lease": dec.Lease, "declared": dec.Declared,
-		"declared_hash": dec.DeclaredHash, "granted_hash": dec.GrantedHash,
-	}}
-	if parentID != "" {
-		recs[0]["parent_lease_id"] = parentID
-	}
+	at := FormatTime(dec.IssuedAt)
+	recs := []record.Lease{record.NewGranted(at, dec.LeaseID, parentID, dec.Lease, dec.Declared, dec.DeclaredHash, dec.GrantedHash)}
 	if !dec.Narrowed.Diff.Empty() {
-		recs = append(recs, map[string]any{
-			"schema_version": SchemaVersion, "at": dec.Lease["issued_at"], "event": "narrowed",
-			"lease_id": dec.LeaseID, "reason": dec.Narrowed.Diff.Summary(),
-		})
+		recs = append(recs, record.NewNarrowed(at, dec.LeaseID, dec.Narrowed.Diff.Summary()))
 	}
 	err = s.appendLeases(recs...)
 	if parentID != "" {
@@ -113,20 +105,20 @@ func (s *Service) refuse(declared any, parentID string, now time.Time, codes []s
 		b, _ := schemas.Pretty(declared)
 		h = schemas.SHA256Hex(b)
 	}
-	rec := map[string]any{
-		"schema_version": SchemaVersion, "at": FormatTime(now), "event": "refused",
-		"lease_id": id, "reasons": anyList(codes), "reason": oneLine(reason, 2000), "declared_hash": h,
-	}
+	var valid map[string]any
 	if obj, ok := declared.(map[string]any); ok {
 		if errs, _ := schemas.Validate(schemas.Manifest, obj); len(errs) == 0 {
-			rec["declared"] = obj
+			valid = obj
 		}
 	}
 	if parentID != "" {
-		if _, known := s.lease(parentID); known {
-			rec["parent_lease_id"] = parentID
+		if _, known := s.lease(parentID); !known {
+			parentID = ""
 		}
 	}
+	// The reason is clipped to the record's cap: a refusal is always
+	// recorded, however much there is to say about it.
+	rec := record.NewRefused(now, id, parentID, codes, reason, h, valid)
 	res := IssueResult{LeaseID: id, Status: Refused, Refusals: codes, Reason: reason}
 	if err := s.appendLeases(rec); err != nil {
 		res.Refusals = append(res.Refusals, "runtime_error:journal_unavailable")

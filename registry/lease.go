@@ -13,27 +13,23 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/leasedeck/leasedeck/registry/record"
 	"github.com/leasedeck/leasedeck/schemas"
 )
 
 // SchemaVersion is the contract version leasedeck writes.
-const SchemaVersion = "1.2"
+const SchemaVersion = record.SchemaVersion
 
 // TimeLayout is the one timestamp form allowed inside signed bytes
 // (SPEC §6): UTC, milliseconds, Z.
-const TimeLayout = "2006-01-02T15:04:05.000Z"
+const TimeLayout = record.TimeLayout
 
 // FormatTime renders t in TimeLayout, truncating to the millisecond.
-func FormatTime(t time.Time) string { return t.UTC().Truncate(time.Millisecond).Format(TimeLayout) }
+func FormatTime(t time.Time) string { return record.FormatTime(t) }
 
 // ParseTime reads a TimeLayout timestamp (or any RFC 3339 form, for
 // evidence records whose schemas allow offsets).
-func ParseTime(s string) (time.Time, error) {
-	if t, err := time.Parse(TimeLayout, s); err == nil {
-		return t, nil
-	}
-	return time.Parse(time.RFC3339Nano, s)
-}
+func ParseTime(s string) (time.Time, error) { return record.ParseTime(s) }
 
 // TestKeyHex is the contract's published conformance test key. It is
 // public by design, so a lease signed with it proves nothing: SPEC §7
@@ -364,11 +360,16 @@ func CheckLeaseRules(m map[string]any) []Problem {
 // "issuer" or the lease_id of an ancestor of the revoked lease. chain is
 // the revoked lease's ancestors (parent first). It needs the journal to
 // know the chain, which is why it is separate from CheckLeaseRules.
-func CheckRevocation(record map[string]any, chain []string) []Problem {
-	if ev, _ := record["event"].(string); ev != "revoked" {
+func CheckRevocation(rec map[string]any, chain []string) []Problem {
+	if ev, _ := rec["event"].(string); ev != "revoked" {
 		return nil
 	}
-	by, _ := record["by"].(string)
+	by, _ := rec["by"].(string)
+	id, _ := rec["lease_id"].(string)
+	return checkRevokedBy(by, id, chain)
+}
+
+func checkRevokedBy(by, leaseID string, chain []string) []Problem {
 	if by == "issuer" {
 		return nil
 	}
@@ -378,5 +379,5 @@ func CheckRevocation(record map[string]any, chain []string) []Problem {
 		}
 	}
 	return []Problem{{Check: "L3", Path: "/by",
-		Message: fmt.Sprintf("revoked by %q, which is neither the issuer nor an ancestor of lease %v", by, record["lease_id"])}}
+		Message: fmt.Sprintf("revoked by %q, which is neither the issuer nor an ancestor of lease %v", by, leaseID)}}
 }

@@ -3,6 +3,8 @@ package registry
 import (
 	"fmt"
 	"strings"
+
+	"github.com/leasedeck/leasedeck/registry/record"
 )
 
 // RevokeResult lists the leases a revocation closed, children first.
@@ -41,22 +43,18 @@ func (s *Service) Revoke(id, by, reason string) (RevokeResult, error) {
 			return RevokeResult{}, fmt.Errorf("%w: %s is neither the issuer nor an ancestor of %s (rule L3)", ErrNotAllowed, by, id)
 		}
 	}
-	var recs []map[string]any
+	var recs []record.Lease
 	var ids []string
 	for _, cur := range s.st.Subtree(id) {
 		c := s.st.Leases[cur]
 		if c == nil || c.Status != Granted {
 			continue
 		}
-		r := map[string]any{"schema_version": SchemaVersion, "at": FormatTime(now), "event": "revoked",
-			"lease_id": cur, "by": by, "reason": oneLine(reason, 1000)}
-		if c.ParentID != "" {
-			r["parent_lease_id"] = c.ParentID
-		}
+		why := reason
 		if cur != id {
-			r["reason"] = oneLine("ancestor "+id+" revoked: "+reason, 1000)
+			why = "ancestor " + id + " revoked: " + reason
 		}
-		recs = append(recs, r)
+		recs = append(recs, record.NewRevoked(now, cur, c.ParentID, by, why))
 		ids = append(ids, cur)
 	}
 	s.mu.Unlock()
@@ -83,15 +81,12 @@ func (s *Service) Finish(id string, ev Status, reason string) error {
 		return fmt.Errorf("%w: lease %s is %s", ErrClosed, id, l.Status)
 	}
 	s.mu.Unlock()
-	rec := map[string]any{"schema_version": SchemaVersion, "at": FormatTime(s.Now()), "event": string(ev), "lease_id": id}
-	if ev == Stopped {
-		if reason == "" {
-			reason = "stopped by an operator"
-		}
-		rec["reason"] = oneLine(reason, 1000)
+	if ev == Stopped && reason == "" {
+		reason = "stopped by an operator"
 	}
-	if l.ParentID != "" {
-		rec["parent_lease_id"] = l.ParentID
+	if ev != Stopped {
+		reason = "" // only a stop carries prose
 	}
+	rec := record.NewClosed(record.Event(ev), s.Now(), id, l.ParentID, reason)
 	return s.appendLeases(rec)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/leasedeck/leasedeck/approvals"
 	"github.com/leasedeck/leasedeck/journal"
+	"github.com/leasedeck/leasedeck/registry/record"
 )
 
 // Config is what a registry service needs from its workspace.
@@ -92,7 +93,7 @@ func Open(cfg Config) (*Service, error) {
 		LockPath: cfg.LockPath,
 		Now:      cfg.Now,
 		Replay: func(k journal.Kind, l *journal.Line) error {
-			if err := s.fold(k, l.Value); err != nil {
+			if err := Fold(s.st, s.book, k, l.Value); err != nil {
 				replayErr = append(replayErr, fmt.Sprintf("%s line %d: %v", k, l.Number, err))
 			}
 			return nil
@@ -114,7 +115,7 @@ func Open(cfg Config) (*Service, error) {
 		s.foldErr = fmt.Errorf("%w: %s%s", ErrJournalUnfolded, strings.Join(replayErr, "; "), more)
 	}
 	if s.Health() == nil {
-		s.appendAudit(auditRecord(EventRegistryStarted, cfg.Now(), "registry started", map[string]any{"issuer_session": cfg.SessionID}))
+		s.appendAudit(record.NewAudit(EventRegistryStarted, cfg.Now(), "registry started", record.Details{IssuerSession: cfg.SessionID}))
 		s.expireOrphans()
 		s.sweep()
 	}

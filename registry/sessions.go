@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasedeck/leasedeck/registry/record"
 	"github.com/leasedeck/leasedeck/registry/resources"
 )
 
@@ -154,11 +155,8 @@ func (s *Service) Admit(req AdmitRequest) (AdmitResult, error) {
 	}
 	if req.NoTurn {
 		if sess == nil || sess.LeaseID != leaseID {
-			details := map[string]any{"lease_id": leaseID, "session_hash": sh, "client": oneLine(req.Client, 64)}
-			if parentHash != "" {
-				details["parent_session_hash"] = parentHash
-			}
-			if err := s.appendAudit(auditRecord(EventSessionStarted, now, "session starts under lease "+shortID(leaseID), details)); err != nil {
+			d := record.Details{LeaseID: leaseID, SessionHash: sh, Client: req.Client, ParentSessionHash: parentHash}
+			if err := s.appendAudit(record.NewAudit(EventSessionStarted, now, "session starts under lease "+shortID(leaseID), d)); err != nil {
 				return AdmitResult{Reason: err.Error()}, err
 			}
 		}
@@ -166,16 +164,13 @@ func (s *Service) Admit(req AdmitRequest) (AdmitResult, error) {
 		return AdmitResult{LeaseID: leaseID, Allowed: true, Lease: v, Context: scopeContext(v), Issue: issued}, nil
 	}
 	admission := NewLeaseID()
-	details := map[string]any{"admission_id": admission, "lease_id": leaseID, "session_hash": sh, "client": oneLine(req.Client, 64)}
-	if parentHash != "" {
-		details["parent_session_hash"] = parentHash
-	}
+	d := record.Details{AdmissionID: admission, LeaseID: leaseID, SessionHash: sh, Client: req.Client, ParentSessionHash: parentHash}
 	if req.Turn != "" {
-		details["turn_hash"] = s.SaltedHash("turn", req.Turn)
+		d.TurnHash = s.SaltedHash("turn", req.Turn)
 	}
-	rec := auditRecord(EventSessionBegun, now, "turn begins under lease "+shortID(leaseID), details)
+	rec := record.NewAudit(EventSessionBegun, now, "turn begins under lease "+shortID(leaseID), d)
 	if req.Prompt != "" {
-		rec["request_hash"] = s.SaltedHash("prompt", req.Prompt)
+		rec.RequestHash = s.SaltedHash("prompt", req.Prompt)
 	}
 	if err := s.appendAudit(rec); err != nil {
 		return AdmitResult{Reason: err.Error()}, err
@@ -209,7 +204,7 @@ func withAgentName(m map[string]any, name string) map[string]any {
 		for k, v := range a {
 			na[k] = v
 		}
-		na["name"] = oneLine(name, 120)
+		na["name"] = record.Clip(name, 120)
 		out["agent"] = na
 	}
 	return out
@@ -300,14 +295,11 @@ func (s *Service) Report(admissionID string, call ToolCall, status, resultHash, 
 		}
 	}
 	s.mu.Unlock()
-	details := map[string]any{"admission_id": admissionID, "lease_id": a.LeaseID, "tool": oneLine(call.Tool, 128),
-		"status": oneLine(status, 32), "violation": out.Violation}
-	rec := auditRecord(EventToolReported, s.Now(), summary, details)
-	if resultHash != "" {
-		rec["request_hash"] = resultHash
-	}
+	rec := record.NewAudit(EventToolReported, s.Now(), summary, record.Details{AdmissionID: admissionID, LeaseID: a.LeaseID,
+		Tool: call.Tool, Status: status, Violation: record.Bool(out.Violation)})
+	rec.RequestHash = resultHash
 	if out.Violation {
-		rec["reasoning"] = oneLine(out.Reason, 500)
+		rec.Reasoning = out.Reason
 	}
 	if err := s.appendAudit(rec); err != nil {
 		return out, err
@@ -341,6 +333,9 @@ func (s *Service) Telemetry(admissionID string, tokens, cost *float64, source st
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckFigures(tokens, cost); err != nil {
+		return nil, err
+	}
 	var warnings []string
 	if !accurateSources[source] {
 		if tokens != nil || cost != nil {
@@ -348,20 +343,9 @@ func (s *Service) Telemetry(admissionID string, tokens, cost *float64, source st
 		}
 		tokens, cost = nil, nil
 	}
-	details := map[string]any{"admission_id": admissionID, "lease_id": a.LeaseID, "source": oneLine(orUnknown(source), 64), "accurate": accurateSources[source]}
-	if tokens != nil {
-		if *tokens < 0 {
-			return nil, fmt.Errorf("%w: tokens must not be negative", ErrNotAllowed)
-		}
-		details["tokens"] = int64(*tokens)
-	}
-	if cost != nil {
-		if *cost < 0 {
-			return nil, fmt.Errorf("%w: cost must not be negative", ErrNotAllowed)
-		}
-		details["cost_usd"] = *cost
-	}
-	return warnings, s.appendAudit(auditRecord(EventBudgetSpent, s.Now(), "", details))
+	d := record.Details{AdmissionID: admissionID, LeaseID: a.LeaseID, Source: orUnknown(source),
+		Accurate: record.Bool(accurateSources[source]), Tokens: tokens, CostUSD: cost}
+	return warnings, s.appendAudit(record.NewAudit(EventBudgetSpent, s.Now(), "", d))
 }
 
 func orUnknown(s string) string {
@@ -413,15 +397,9 @@ func (s *Service) Finalize(admissionID, stopReason string, endSession bool, abor
 	if aborted {
 		outcome = "aborted"
 	}
-	details := map[string]any{"admission_id": admissionID, "lease_id": a.LeaseID, "outcome": outcome,
-		"telemetry_quality": res.TelemetryQuality, "end_session": endSession}
-	if stopReason != "" {
-		details["stop_reason"] = oneLine(stopReason, 64)
-	}
-	rec := auditRecord(EventSessionFinalized, s.Now(), "turn "+outcome, details)
-	if len(res.Reasons) > 0 {
-		rec["reasoning"] = oneLine(strings.Join(res.Reasons, "; "), 500)
-	}
+	rec := record.NewAudit(EventSessionFinalized, s.Now(), "turn "+outcome, record.Details{AdmissionID: admissionID, LeaseID: a.LeaseID,
+		Outcome: outcome, TelemetryQuality: res.TelemetryQuality, EndSession: record.Bool(endSession), StopReason: stopReason})
+	rec.Reasoning = strings.Join(res.Reasons, "; ")
 	if err := s.appendAudit(rec); err != nil {
 		return res, err
 	}
@@ -505,63 +483,4 @@ func (a *Admission) quality() string {
 		return "partial"
 	}
 	return "insufficient"
-}
-
-// foldSession applies the session and admission audit events.
-func (st *State) foldSession(et string, rec, d map[string]any) {
-	aid := str(d, "admission_id")
-	switch et {
-	case EventSessionStarted:
-		sh := str(d, "session_hash")
-		cur := ""
-		if old := st.Sessions[sh]; old != nil && old.LeaseID == str(d, "lease_id") {
-			cur = old.Current
-		}
-		st.Sessions[sh] = &Session{Hash: sh, LeaseID: str(d, "lease_id"), Client: str(d, "client"), ParentHash: str(d, "parent_session_hash"), Current: cur}
-		return
-	case EventSessionBegun:
-		sh := str(d, "session_hash")
-		st.Sessions[sh] = &Session{Hash: sh, LeaseID: str(d, "lease_id"), Client: str(d, "client"), ParentHash: str(d, "parent_session_hash"), Current: aid}
-		at, _ := ParseTime(str(rec, "timestamp"))
-		st.Admissions[aid] = &Admission{ID: aid, LeaseID: str(d, "lease_id"), SessionHash: sh, Client: str(d, "client"), BegunAt: at, pendingOK: map[string]int{}}
-		return
-	}
-	a := st.Admissions[aid]
-	if a == nil {
-		return
-	}
-	switch et {
-	case EventGateAllowed, EventGateDenied, EventGateHeld:
-		if et == EventGateHeld {
-			return
-		}
-		a.Gated++
-		if et == EventGateAllowed {
-			a.Allowed++
-			a.pendingOK[str(d, "tool")]++
-		} else {
-			a.Denied++
-		}
-	case EventToolReported:
-		a.Reported++
-		tool := str(d, "tool")
-		if st := str(d, "status"); st != "denied" {
-			if a.pendingOK[tool] > 0 {
-				a.pendingOK[tool]--
-			} else {
-				a.Ungated++
-			}
-		}
-		if b, _ := d["violation"].(bool); b {
-			a.Violations = append(a.Violations, str(rec, "reasoning"))
-		}
-	case EventBudgetSpent:
-		if b, _ := d["accurate"].(bool); b {
-			a.Telemetry++
-		} else {
-			a.Estimates++
-		}
-	case EventSessionFinalized:
-		a.Finalized = str(d, "outcome")
-	}
 }

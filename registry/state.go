@@ -1,12 +1,10 @@
 package registry
 
 import (
-	"encoding/json"
 	"fmt"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/leasedeck/leasedeck/registry/record"
 )
 
 // Status is a lease's status as folded from the lease journal. It is
@@ -263,74 +261,16 @@ func (s *State) ParentView(id string, now time.Time) (Parent, error) {
 	return Parent{ID: id, Manifest: &view, ExpiresAt: l.ExpiresAt}, nil
 }
 
-// Charge spends on id and every ancestor.
+// Charge spends on id and every ancestor. Sums saturate at the largest
+// float: a spend can exhaust a budget, never wrap or become infinite.
 func (s *State) Charge(id string, sp Spend) {
 	for _, cur := range append([]string{id}, s.Chain(id)...) {
 		if c := s.Leases[cur]; c != nil {
-			c.Spent.Steps += sp.Steps
-			c.Spent.Tokens += sp.Tokens
-			c.Spent.CostUSD += sp.CostUSD
+			c.Spent.Steps = saturatingAdd(c.Spent.Steps, sp.Steps)
+			c.Spent.Tokens = saturatingAdd(c.Spent.Tokens, sp.Tokens)
+			c.Spent.CostUSD = saturatingAdd(c.Spent.CostUSD, sp.CostUSD)
 		}
 	}
-}
-
-// ApplyLeaseRecord folds one lease-record line. Unknown events from a
-// newer writer are ignored (additive rule, SPEC §10); a record about an
-// unknown lease is an error the caller reports (journal verify).
-func (s *State) ApplyLeaseRecord(rec map[string]any) error {
-	ev, _ := rec["event"].(string)
-	id, _ := rec["lease_id"].(string)
-	at, _ := ParseTime(str(rec, "at"))
-	switch ev {
-	case "granted":
-		lease, ok := rec["lease"].(map[string]any)
-		if !ok {
-			return fmt.Errorf("granted record for %s carries no lease", id)
-		}
-		man, err := ParseManifest(lease["manifest"])
-		if err != nil {
-			return fmt.Errorf("granted record for %s: %v", id, err)
-		}
-		l := &LeaseState{
-			ID: id, ParentID: str(lease, "parent_lease_id"), Status: Granted,
-			Granted: man, Lease: lease, GrantedHash: str(rec, "granted_hash"),
-			DeclaredHash: str(lease, "declared_hash"),
-		}
-		l.Declared, _ = rec["declared"].(map[string]any)
-		l.IssuedAt, _ = ParseTime(str(lease, "issued_at"))
-		l.ExpiresAt, _ = ParseTime(str(lease, "expires_at"))
-		return s.add(l)
-	case "refused":
-		l := &LeaseState{ID: id, ParentID: str(rec, "parent_lease_id"), Status: Refused,
-			DeclaredHash: str(rec, "declared_hash"), Reason: str(rec, "reason"), IssuedAt: at, ClosedAt: at}
-		l.Declared, _ = rec["declared"].(map[string]any)
-		l.Reasons = strs(rec["reasons"])
-		return s.add(l)
-	}
-	l := s.Leases[id]
-	if l == nil {
-		if ev == "narrowed" || ev == "revoked" || ev == "stopped" || ev == "completed" || ev == "expired" || ev == "heartbeat" || ev == "attached" {
-			return fmt.Errorf("%s record for unknown lease %s", ev, id)
-		}
-		return nil
-	}
-	switch ev {
-	case "narrowed":
-		l.Narrowing = str(rec, "reason")
-	case "revoked", "stopped", "completed", "expired":
-		if l.Status != Granted {
-			return fmt.Errorf("%s record for lease %s, which is already %s", ev, id, l.Status)
-		}
-		l.Status = Status(ev)
-		l.ClosedAt = at
-		if ev == "revoked" {
-			l.RevokedBy = str(rec, "by")
-		}
-		if r := str(rec, "reason"); r != "" {
-			l.Reason = r
-		}
-	}
-	return nil
 }
 
 func (s *State) add(l *LeaseState) error {
@@ -349,52 +289,20 @@ func (s *State) add(l *LeaseState) error {
 	return nil
 }
 
-// ApplyAudit folds the audit events that change lease state: gate
-// decisions (an allowed call spends one step) and usage reports.
-func (s *State) ApplyAudit(rec map[string]any) {
-	et, _ := rec["event_type"].(string)
-	d, _ := rec["details"].(map[string]any)
-	if str(d, "admission_id") != "" || et == EventSessionStarted {
-		s.foldSession(et, rec, d)
-	}
-	id := str(d, "lease_id")
-	l := s.Leases[id]
-	if l == nil {
-		return
-	}
-	at, _ := ParseTime(str(rec, "timestamp"))
-	switch et {
-	case EventGateAllowed, EventGateDenied, EventGateHeld:
-		if et == EventGateAllowed {
-			s.Charge(id, Spend{Steps: num(d, "steps")})
-		}
-		l.Activity = append(l.Activity, GateEvent{At: at, Tool: str(d, "tool"),
-			Decision: str(d, "decision"), Reason: str(rec, "reasoning"), Summary: str(rec, "summary")})
-		if len(l.Activity) >= 2*maxActivity {
-			// Trim in halves, not per event: copying the window on every
-			// decision would cost O(maxActivity) each time.
-			l.Activity = append([]GateEvent(nil), l.Activity[len(l.Activity)-maxActivity:]...)
-		}
-	case EventBudgetSpent:
-		s.Charge(id, Spend{Steps: num(d, "steps"), Tokens: num(d, "tokens"), CostUSD: num(d, "cost_usd")})
-	}
-}
-
-// Audit event types leasedeck writes (the contract reserves other first
-// segments; ours is the vendor name).
+// Audit event types leasedeck writes (record holds the vocabulary).
 const (
-	EventGateAllowed      = "leasedeck.gate.allowed"
-	EventGateDenied       = "leasedeck.gate.denied"
-	EventGateHeld         = "leasedeck.gate.held"
-	EventBudgetSpent      = "leasedeck.budget.spent"
-	EventApprovalAsked    = "leasedeck.approval.requested"
-	EventApprovalDecided  = "leasedeck.approval.decided"
-	EventRegistryStarted  = "leasedeck.registry.started"
-	EventToolReported     = "leasedeck.tool.reported"
-	EventScopeViolation   = "leasedeck.scope.violated"
-	EventSessionStarted   = "leasedeck.session.started"
-	EventSessionBegun     = "leasedeck.session.begun"
-	EventSessionFinalized = "leasedeck.session.finalized"
+	EventGateAllowed      = record.GateAllowed
+	EventGateDenied       = record.GateDenied
+	EventGateHeld         = record.GateHeld
+	EventBudgetSpent      = record.BudgetSpent
+	EventApprovalAsked    = record.ApprovalAsked
+	EventApprovalDecided  = record.ApprovalDecided
+	EventRegistryStarted  = record.RegistryStarted
+	EventToolReported     = record.ToolReported
+	EventScopeViolation   = record.ScopeViolation
+	EventSessionStarted   = record.SessionStarted
+	EventSessionBegun     = record.SessionBegun
+	EventSessionFinalized = record.SessionFinalized
 )
 
 // Sorted returns leases in decision order (parents always before
@@ -426,45 +334,4 @@ func shortID(id string) string {
 		return id[:8]
 	}
 	return id
-}
-
-func str(m map[string]any, k string) string {
-	if m == nil {
-		return ""
-	}
-	s, _ := m[k].(string)
-	return s
-}
-
-func strs(v any) []string {
-	out := stringList(v)
-	sort.Strings(out)
-	return out
-}
-
-func num(m map[string]any, k string) float64 {
-	if m == nil {
-		return 0
-	}
-	return Number(m[k])
-}
-
-// Number reads a journal number: a json.Number as the parser leaves it, a
-// Go number as code builds it, or a numeric string; anything else is 0.
-func Number(v any) float64 {
-	switch n := v.(type) {
-	case json.Number:
-		f, _ := strconv.ParseFloat(string(n), 64)
-		return f
-	case float64:
-		return n
-	case int64:
-		return float64(n)
-	case int:
-		return float64(n)
-	case string:
-		f, _ := strconv.ParseFloat(strings.TrimSpace(n), 64)
-		return f
-	}
-	return 0
 }

@@ -3,6 +3,8 @@ package registry
 import (
 	"sort"
 	"time"
+
+	"github.com/leasedeck/leasedeck/registry/record"
 )
 
 // sweeper expires leases and approval requests exactly when they fall
@@ -83,7 +85,7 @@ func (s *Service) nextDue() time.Time {
 // approval requests whose waiter did not do it itself.
 func (s *Service) sweep() {
 	now := s.Now()
-	var recs []map[string]any
+	var recs []record.Lease
 	s.mu.Lock()
 	ids := make([]string, 0)
 	for id, l := range s.st.Leases {
@@ -94,10 +96,7 @@ func (s *Service) sweep() {
 	sort.Strings(ids)
 	for _, id := range ids {
 		l := s.st.Leases[id]
-		r := map[string]any{"schema_version": SchemaVersion, "at": FormatTime(l.ExpiresAt), "event": "expired", "lease_id": id}
-		if l.ParentID != "" {
-			r["parent_lease_id"] = l.ParentID
-		}
+		r := record.NewClosed(record.Expired, l.ExpiresAt, id, l.ParentID, "")
 		recs = append(recs, r)
 	}
 	s.mu.Unlock()

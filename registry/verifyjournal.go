@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/leasedeck/leasedeck/journal"
+	"github.com/leasedeck/leasedeck/registry/record"
 )
 
 // VerifyJournal checks a journal offline: everything journal.Verify
@@ -15,30 +16,30 @@ func VerifyJournal(dir string, key Key) journal.Report {
 	st := NewState()
 	var ver Verifier
 	return journal.VerifyWith(dir, key.Bytes(), journal.VerifyOptions{
-		Line: func(k journal.Kind, l *journal.Line) []string {
-			var reasons []string
+		Line: func(k journal.Kind, jl *journal.Line) []string {
+			l := record.Parse(k, jl.Value)
 			if k == journal.Audit {
-				st.ApplyAudit(l.Value)
+				st.applyAudit(&l.Audit)
 				return nil
 			}
-			rec := l.Value
-			switch rec["event"] {
-			case "granted":
-				if lease, ok := rec["lease"].(map[string]any); ok {
-					for _, p := range ver.Verify(lease, key) {
+			r := &l.Lease
+			var reasons []string
+			switch r.Event {
+			case record.Granted:
+				if r.Lease != nil {
+					for _, p := range ver.Verify(r.Lease, key) {
 						reasons = append(reasons, fmt.Sprintf("granted lease: %s", p))
 					}
-					if id, _ := lease["lease_id"].(string); id != rec["lease_id"] {
-						reasons = append(reasons, fmt.Sprintf("record lease_id %v differs from the lease's %v", rec["lease_id"], id))
+					if id := r.Signed().LeaseID; id != r.LeaseID {
+						reasons = append(reasons, fmt.Sprintf("record lease_id %v differs from the lease's %v", r.LeaseID, id))
 					}
 				}
-			case "revoked":
-				id, _ := rec["lease_id"].(string)
-				for _, p := range CheckRevocation(rec, st.Chain(id)) {
+			case record.Revoked:
+				for _, p := range checkRevokedBy(r.By, r.LeaseID, st.Chain(r.LeaseID)) {
 					reasons = append(reasons, fmt.Sprintf("%s %s %s", p.Check, p.Path, p.Message))
 				}
 			}
-			if err := st.ApplyLeaseRecord(rec); err != nil {
+			if err := st.applyLease(r); err != nil {
 				reasons = append(reasons, "does not fold: "+err.Error())
 			}
 			return reasons

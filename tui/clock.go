@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/registry/record"
 )
 
 // The clock ticks once a second only while something on screen counts
@@ -55,12 +56,8 @@ func (m *model) setNow(t time.Time) {
 // latest is the newest time in a batch: the clock until the first tick.
 func latest(es []entry) time.Time {
 	var t time.Time
-	for _, e := range es {
-		s := str(e.Value, "at")
-		if s == "" {
-			s = str(e.Value, "timestamp")
-		}
-		if at, err := registry.ParseTime(s); err == nil && at.After(t) {
+	for i := range es {
+		if at, err := registry.ParseTime(record.When(es[i].Kind, es[i].Value)); err == nil && at.After(t) {
 			t = at
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/leasedeck/leasedeck/approvals"
 	"github.com/leasedeck/leasedeck/journal"
 	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/registry/record"
 )
 
 // entry is one journal line as the feeder hands it over: already read,
@@ -15,6 +16,9 @@ type entry struct {
 	Seq   uint64
 	Value map[string]any
 }
+
+// record is the entry's typed record.
+func (e *entry) record() record.Line { return record.Parse(e.Kind, e.Value) }
 
 // deck is what the cockpit knows, folded from the journal with
 // registry.Fold (the one definition of what a line means) into its own
@@ -76,26 +80,26 @@ func (d *deck) Apply(entries []entry) (treeChanged, approvalsChanged bool) {
 		d.Lines++
 		d.feed[d.feedN%feedCap] = *e
 		d.feedN++
-		if err := registry.Fold(d.St, d.Book, e.Kind, e.Value); err != nil {
+		l := e.record()
+		if err := registry.FoldLine(d.St, d.Book, &l); err != nil {
 			// A line that does not fold is shown (banner) and otherwise
 			// skipped, exactly as the registry's own replay treats it.
 			d.FoldErrs++
 			d.LastErr = err.Error()
 		}
-		id := leaseOf(e)
+		id := l.LeaseID()
 		if e.Kind == journal.Leases {
 			treeChanged = true
-			ev, _ := e.Value["event"].(string)
-			if (ev == "granted" || ev == "refused") && d.St.Leases[id] != nil && !d.inTree[id] {
+			ev := l.Lease.Event
+			if (ev == record.Granted || ev == record.Refused) && d.St.Leases[id] != nil && !d.inTree[id] {
 				d.index(id)
 			}
 		} else {
-			et, _ := e.Value["event_type"].(string)
-			switch et {
+			switch l.Audit.EventType {
 			case registry.EventApprovalAsked, registry.EventApprovalDecided:
 				approvalsChanged = true
 			case registry.EventGateAllowed, registry.EventBudgetSpent:
-				d.logSpend(id, e.Value)
+				d.logSpend(id, &l.Audit)
 			}
 		}
 		if id != "" {
@@ -147,13 +151,11 @@ func (d *deck) refreshPending() {
 	}
 }
 
-func (d *deck) logSpend(id string, v map[string]any) {
+func (d *deck) logSpend(id string, a *record.Audit) {
 	if id == "" {
 		return
 	}
-	det, _ := v["details"].(map[string]any)
-	at, _ := registry.ParseTime(str(v, "timestamp"))
-	p := spendPoint{At: at, Steps: num(det["steps"]), Tokens: num(det["tokens"])}
+	p := spendPoint{At: a.Time(), Steps: figure(a.Details.Steps), Tokens: figure(a.Details.Tokens)}
 	s := append(d.spend[id], p)
 	if len(s) > maxSpendLog {
 		s = append([]spendPoint(nil), s[len(s)-maxSpendLog/2:]...)
@@ -204,16 +206,4 @@ func (d *deck) LiveSubtree(id string, now time.Time) []string {
 		}
 	}
 	return out
-}
-
-// leaseOf is the lease a line is about: lease_id, or details.lease_id.
-func leaseOf(e *entry) string {
-	if s, ok := e.Value["lease_id"].(string); ok {
-		return s
-	}
-	if det, ok := e.Value["details"].(map[string]any); ok {
-		s, _ := det["lease_id"].(string)
-		return s
-	}
-	return ""
 }

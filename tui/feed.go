@@ -8,43 +8,43 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/leasedeck/leasedeck/journal"
+	"github.com/leasedeck/leasedeck/registry/record"
 )
 
 // feedLine draws one journal line for the feed, in width cells.
 func feedLine(t *theme, e entry, loc *time.Location, width int) string {
-	v := e.Value
-	var when, what, text string
+	l := e.record()
+	var what, text string
 	file := "lease"
 	if e.Kind == journal.Audit {
 		file = "audit"
-		when, what = str(v, "timestamp"), strings.TrimPrefix(str(v, "event_type"), "leasedeck.")
-		text = auditText(what, v)
+		what = strings.TrimPrefix(l.Audit.EventType, "leasedeck.")
+		text = auditText(what, &l.Audit)
 	} else {
-		when, what = str(v, "at"), str(v, "event")
-		text = leaseRecordText(v)
+		what = string(l.Lease.Event)
+		text = leaseRecordText(&l.Lease)
 	}
 	ts := "--:--:--"
-	if at, err := time.Parse(time.RFC3339Nano, when); err == nil {
+	if at, err := time.Parse(time.RFC3339Nano, l.When()); err == nil {
 		ts = at.In(loc).Format("15:04:05")
 	}
-	id := shortID(leaseOf(&e))
+	id := shortID(l.LeaseID())
 	if id == "" {
 		id = "-"
 	}
-	style := feedStyle(t, what, v)
+	style := feedStyle(t, what, &l)
 	line := t.Muted.Render(ts+" "+file+" "+fitRight(fmt.Sprintf("#%d", e.Seq), 6)) + " " +
 		style.Render(fit(what, 20)) + " " + t.Muted.Render(fit(id, 8)) + " " + clean(text)
 	return fit(line, width)
 }
 
-func feedStyle(t *theme, what string, v map[string]any) lipgloss.Style {
+func feedStyle(t *theme, what string, l *record.Line) lipgloss.Style {
 	switch {
 	case strings.Contains(what, "denied"), strings.Contains(what, "refused"), strings.Contains(what, "revoked"),
 		strings.Contains(what, "violated"):
 		return t.Danger
 	case what == "approval.decided":
-		det, _ := v["details"].(map[string]any)
-		if str(det, "outcome") == "approved" {
+		if l.Audit.Details.Outcome == "approved" {
 			return t.OK
 		}
 		return t.Danger
@@ -57,42 +57,42 @@ func feedStyle(t *theme, what string, v map[string]any) lipgloss.Style {
 }
 
 // auditText says what an audit line recorded, in one line.
-func auditText(what string, v map[string]any) string {
-	det, _ := v["details"].(map[string]any)
-	text := str(v, "summary")
+func auditText(what string, a *record.Audit) string {
+	det := &a.Details
+	text := a.Summary
 	switch what {
 	case "approval.decided":
-		out := str(det, "outcome")
-		if sc := str(det, "scope"); sc == "lease" {
+		out := det.Outcome
+		if det.Scope == "lease" {
 			out += " for the lease"
 		} else if out == "approved" {
 			out += " once"
 		}
-		if by := str(det, "by"); by != "" {
-			out += " by " + by
+		if det.By != "" {
+			out += " by " + det.By
 		}
 		text = out + ": " + text
 	case "budget.spent":
 		var parts []string
-		if x, ok := det["tokens"]; ok {
-			parts = append(parts, fmtNum(num(x))+" tokens")
+		if det.Tokens != nil {
+			parts = append(parts, fmtNum(figure(det.Tokens))+" tokens")
 		}
-		if x, ok := det["cost_usd"]; ok {
-			parts = append(parts, fmtUSD(num(x)))
+		if det.CostUSD != nil {
+			parts = append(parts, fmtUSD(figure(det.CostUSD)))
 		}
-		if x, ok := det["steps"]; ok {
-			parts = append(parts, fmtNum(num(x))+" steps")
+		if det.Steps != nil {
+			parts = append(parts, fmtNum(figure(det.Steps))+" steps")
 		}
-		if s := str(det, "source"); s != "" {
+		if det.Source != "" {
 			acc := ""
-			if b, ok := det["accurate"].(bool); ok && !b {
+			if det.Accurate != nil && !*det.Accurate {
 				acc = ", not charged"
 			}
-			parts = append(parts, "("+s+acc+")")
+			parts = append(parts, "("+det.Source+acc+")")
 		}
 		text = strings.Join(parts, " ")
 	}
-	if r := str(v, "reasoning"); r != "" && (text == "" || strings.Contains(what, "denied") || strings.Contains(what, "violated") || strings.Contains(what, "finalized")) {
+	if r := a.Reasoning; r != "" && (text == "" || strings.Contains(what, "denied") || strings.Contains(what, "violated") || strings.Contains(what, "finalized")) {
 		if text != "" {
 			text += " — "
 		}
@@ -101,36 +101,27 @@ func auditText(what string, v map[string]any) string {
 	return text
 }
 
-func leaseRecordText(v map[string]any) string {
-	switch str(v, "event") {
-	case "granted":
-		lease, _ := v["lease"].(map[string]any)
-		man, _ := lease["manifest"].(map[string]any)
-		agent, _ := man["agent"].(map[string]any)
-		intent, _ := man["intent"].(map[string]any)
-		s := str(agent, "name")
-		if p := str(intent, "purpose"); p != "" {
-			s += " · " + p
+func leaseRecordText(r *record.Lease) string {
+	switch r.Event {
+	case record.Granted:
+		sl := r.Signed()
+		s, purpose := record.ManifestLabel(sl.Manifest)
+		if purpose != "" {
+			s += " · " + purpose
 		}
-		if p := str(lease, "parent_lease_id"); p != "" {
-			s += " (under " + shortID(p) + ")"
+		if sl.ParentLeaseID != "" {
+			s += " (under " + shortID(sl.ParentLeaseID) + ")"
 		}
 		return s
-	case "refused":
-		var codes []string
-		if rs, ok := v["reasons"].([]any); ok {
-			for _, r := range rs {
-				codes = append(codes, fmt.Sprint(r))
-			}
+	case record.Refused:
+		if r.Reason != "" {
+			return r.Reason
 		}
-		if r := str(v, "reason"); r != "" {
-			return r
-		}
-		return strings.Join(codes, ",")
-	case "revoked":
-		return "by " + shortID(str(v, "by")) + ": " + str(v, "reason")
+		return strings.Join(r.Reasons, ",")
+	case record.Revoked:
+		return "by " + shortID(r.By) + ": " + r.Reason
 	}
-	return str(v, "reason")
+	return r.Reason
 }
 
 // feedPane draws the newest journal lines; cached until a line arrives

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/leasedeck/leasedeck/registry"
 )
 
 // fit cuts s to exactly w cells (ANSI-aware), padding with spaces.
@@ -70,17 +68,13 @@ func wrapWords(prefix, text string, width int) []string {
 	return wrapItems(prefix, strings.Fields(clean(text)), width, " ")
 }
 
-func str(m map[string]any, k string) string {
-	if m == nil {
-		return ""
+// figure is an optional record figure for display (0 when absent).
+func figure(v *float64) float64 {
+	if v == nil {
+		return 0
 	}
-	s, _ := m[k].(string)
-	return s
+	return *v
 }
-
-// num reads a JSON number as the journal parser leaves it (json.Number)
-// or as a test builds it.
-func num(v any) float64 { return registry.Number(v) }
 
 // shortID is the first block of a UUID, as git shows short hashes.
 func shortID(id string) string {

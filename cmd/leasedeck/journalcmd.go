@@ -19,6 +19,7 @@ import (
 	"github.com/leasedeck/leasedeck/journal"
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/workspace"
+	"github.com/leasedeck/leasedeck/registry/record"
 )
 
 // defaultJournalDir is where `leasedeck journal` looks without a DIR.
@@ -185,7 +186,7 @@ func runJournalTail(args []string, e *env) int {
 		if *asJSON {
 			out.Write(l.Raw)
 		} else {
-			out.WriteString(journal.Describe(k, l))
+			out.WriteString(record.Describe(k, l))
 		}
 		out.WriteByte('\n')
 	}

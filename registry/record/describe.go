@@ -1,0 +1,183 @@
+package record
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/leasedeck/leasedeck/journal"
+)
+
+// Line is one parsed journal line: which file it came from and its record.
+type Line struct {
+	Kind  journal.Kind
+	Lease Lease // when Kind is journal.Leases
+	Audit Audit // when Kind is journal.Audit
+}
+
+// Parse reads a journal value of file k.
+func Parse(k journal.Kind, v map[string]any) Line {
+	if k == journal.Audit {
+		return Line{Kind: k, Audit: ParseAudit(v)}
+	}
+	return Line{Kind: k, Lease: ParseLease(v)}
+}
+
+// LeaseID is the lease the line is about: a lease record's lease_id, an
+// audit event's details.lease_id.
+func (l *Line) LeaseID() string {
+	if l.Kind == journal.Audit {
+		if l.Audit.Details.LeaseID != "" {
+			return l.Audit.Details.LeaseID
+		}
+		s, _ := l.Audit.Details.Extra["lease"].(string)
+		return s
+	}
+	return l.Lease.LeaseID
+}
+
+// When is the record's own time text: a lease record's at, an audit
+// event's timestamp.
+func (l *Line) When() string {
+	if l.Kind == journal.Audit {
+		return l.Audit.Timestamp
+	}
+	return l.Lease.At
+}
+
+// When reads only the time text of a journal value of file k, for a
+// caller that needs nothing else from the line.
+func When(k journal.Kind, v map[string]any) string {
+	name := "at"
+	if k == journal.Audit {
+		name = "timestamp"
+	}
+	s, _ := v[name].(string)
+	return s
+}
+
+// What is what happened: a lease record's event, an audit event's type.
+func (l *Line) What() string {
+	if l.Kind == journal.Audit {
+		return l.Audit.EventType
+	}
+	return string(l.Lease.Event)
+}
+
+// Describe renders a journal line for people, on one line: when, which
+// file, seq, what happened, which lease (short id), and why. It is what
+// `leasedeck journal tail` prints. Text from the record is cut short and
+// stripped of control characters, so a line can never break the display.
+func Describe(k journal.Kind, jl *journal.Line) string {
+	l := Parse(k, jl.Value)
+	when, what := l.When(), l.What()
+	file := strings.TrimSuffix(k.FileName(), ".jsonl")
+	lease := ShortID(l.LeaseID())
+	if lease == "" {
+		lease = "-"
+	}
+	text := display(l.text(), 160)
+	return strings.TrimRight(fmt.Sprintf("%-24s %-6s %7s  %-28s %-8s  %s", when, file, fmt.Sprintf("#%d", jl.Seq), what, lease, text), " ")
+}
+
+// ShortID is the first block of a UUID: enough to tell leases apart on a
+// screen, as git's short hashes are.
+func ShortID(id string) string {
+	if i := strings.IndexByte(id, '-'); i > 0 {
+		return id[:i]
+	}
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func (l *Line) text() string {
+	if l.Kind == journal.Audit {
+		if l.Audit.Summary != "" {
+			return l.Audit.Summary
+		}
+		return flat(l.Audit.Details.value())
+	}
+	r := &l.Lease
+	var parts []string
+	switch r.Event {
+	case Granted:
+		if r.Lease != nil {
+			sl := r.Signed()
+			if sl.Manifest != nil {
+				name, purpose := ManifestLabel(sl.Manifest)
+				if name != "" {
+					parts = append(parts, "to "+name)
+				}
+				if purpose != "" {
+					parts = append(parts, purpose)
+				}
+			}
+			if sl.ExpiresAt != "" {
+				parts = append(parts, "until "+sl.ExpiresAt)
+			}
+		}
+		if r.ParentLeaseID != "" {
+			parts = append(parts, "under "+ShortID(r.ParentLeaseID))
+		}
+	case Refused:
+		if r.Reasons != nil {
+			parts = append(parts, strings.Join(r.Reasons, ","))
+		}
+	case Revoked:
+		if r.By != "" {
+			parts = append(parts, "by "+ShortID(r.By))
+		}
+	case Attached:
+		parts = append(parts, r.Containment+" on "+r.Platform)
+	case Completed:
+		if r.Usage != nil {
+			parts = append(parts, flat(r.Usage.value()))
+		}
+	}
+	if r.Reason != "" {
+		parts = append(parts, r.Reason)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func flat(d map[string]any) string {
+	if len(d) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		switch x := d[k].(type) {
+		case map[string]any, []any:
+			parts = append(parts, k+"=…")
+		default:
+			parts = append(parts, fmt.Sprintf("%s=%v", k, x))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// display replaces control characters, C1 controls included (a terminal
+// escape in a record must not reach the terminal), and cuts to max runes.
+func display(s string, max int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == max {
+			b.WriteString("…")
+			break
+		}
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			r = ' '
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}
