@@ -18,8 +18,8 @@ import (
 
 	"github.com/leasedeck/leasedeck/journal"
 	"github.com/leasedeck/leasedeck/registry"
-	"github.com/leasedeck/leasedeck/workspace"
 	"github.com/leasedeck/leasedeck/registry/record"
+	"github.com/leasedeck/leasedeck/workspace"
 )
 
 // defaultJournalDir is where `leasedeck journal` looks without a DIR.
