@@ -291,6 +291,10 @@ func (c *chainChecker) fillGap(seq uint64) bool {
 // line order.
 func (c *chainChecker) finish() []Break {
 	for _, g := range c.gaps {
+		if g.from == 1 && g.line == 1 {
+			c.report(g.line, g.offset, g.seq, fmt.Sprintf("%d line(s) removed at the start: the file begins at seq %d", g.to, g.seq))
+			continue
+		}
 		c.report(g.line, g.offset, g.seq, fmt.Sprintf("%s: seq %d follows seq %d", missingText(g.from, g.to), g.seq, g.after))
 	}
 	c.gaps = nil

@@ -1,10 +1,13 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"time"
 )
 
 // Append writes one record as the next line of a file and returns once the
@@ -42,29 +45,31 @@ func (w *Writer) Append(k Kind, record map[string]any) (Appended, error) {
 	return req.res, req.err
 }
 
-func (w *Writer) stoppedErr() error {
-	w.stateMu.Lock()
-	defer w.stateMu.Unlock()
-	if w.stopped != nil {
-		return fmt.Errorf("%w: %w", ErrStopped, w.stopped)
-	}
-	return nil
-}
-
 // commitLoop is the group commit: it takes every request waiting, writes
 // them with one write and one fsync per file, and answers them all. While
 // it waits for the disk, new requests queue up for the next batch, so the
-// busier the writer, the more lines each fsync carries.
+// busier the writer, the more lines each fsync carries. After a failed
+// write it also runs the retries that let the writer resume by itself.
 func (w *Writer) commitLoop() {
 	defer close(w.done)
 	batch := make([]*request, 0, 64)
-	var bufs [2][]byte
 	for {
-		r, ok := <-w.reqs
-		if !ok {
-			return
+		var retry <-chan time.Time
+		if w.retry != nil {
+			retry = w.retry.C
 		}
-		batch = append(batch[:0], r)
+		select {
+		case <-retry:
+			w.retry = nil
+			w.tryResume()
+			continue
+		case r, ok := <-w.reqs:
+			if !ok {
+				w.finish()
+				return
+			}
+			batch = append(batch[:0], r)
+		}
 	more:
 		for len(batch) < maxBatchLines {
 			select {
@@ -77,96 +82,173 @@ func (w *Writer) commitLoop() {
 				break more
 			}
 		}
-		w.commit(batch, &bufs)
+		w.commit(batch)
 		for i := range batch {
 			batch[i] = nil
 		}
 	}
 }
 
-func (w *Writer) commit(batch []*request, bufs *[2][]byte) {
+// finish runs when the writer closes: the last checkpoint signs
+// everything written since the one before.
+func (w *Writer) finish() {
+	if w.retry != nil {
+		w.retry.Stop()
+		w.retry = nil
+	}
+	if w.signer != nil && w.sinceCP > 0 && w.faultErr() == nil {
+		w.checkpoint()
+	}
+}
+
+func (w *Writer) commit(batch []*request) {
 	if err := w.stoppedErr(); err != nil {
 		answer(batch, err)
 		return
 	}
-	type tentative struct {
-		seq  uint64
-		head [32]byte
+	// The files must still be the ones the writer holds, as it left them:
+	// a line written into a removed or replaced file is a line nobody
+	// will ever read.
+	if err := w.checkFiles(true); err != nil {
+		w.setFault(err, true)
+		answer(batch, fmt.Errorf("%w: %w", ErrStopped, err))
+		return
 	}
-	var t [2]tentative
+	if werr := w.writeBatch(batch); werr != nil {
+		w.setFault(werr, false)
+		answer(batch, werr)
+		return
+	}
+	answer(batch, nil)
+	w.sinceCP += len(batch)
+	if w.signer != nil && w.sinceCP >= w.opts.CheckpointEvery {
+		w.checkpoint()
+	}
+}
+
+// checkpoint writes a signed checkpoint of the current heads.
+func (w *Writer) checkpoint() {
+	body, err := w.prepare(Audit, w.checkpointRecord())
+	if err != nil {
+		w.setFault(err, true) // our own record is invalid: a bug, stop
+		return
+	}
+	cp := &request{kind: Audit, body: body, done: make(chan struct{})}
+	if werr := w.writeBatch([]*request{cp}); werr != nil {
+		w.setFault(werr, false)
+		return
+	}
+	w.sinceCP = 0
+}
+
+// writeBatch writes the lines of a batch, fsyncs them, makes the kept head
+// name them, and only then updates the writer's state. On any failure it
+// cuts every file back to where it was, so no line of the batch remains,
+// and returns the *WriteError every caller gets.
+func (w *Writer) writeBatch(batch []*request) *WriteError {
+	var next [2]FileHead
+	var lastOff [2]int64
+	var heads [2][32]byte
 	for _, k := range Kinds {
-		bufs[k] = bufs[k][:0]
-		t[k] = tentative{w.files[k].seq, w.files[k].head}
+		fsx := w.files[k]
+		w.bufs[k] = w.bufs[k][:0]
+		next[k] = FileHead{Seq: fsx.seq, Size: fsx.size}
+		heads[k], lastOff[k] = fsx.head, fsx.lastOff
 	}
+	cpSeq := w.lastCP
 	for _, r := range batch {
 		fsx := w.files[r.kind]
-		tk := &t[r.kind]
-		off := fsx.size + int64(len(bufs[r.kind]))
-		tk.seq++
+		nk := &next[r.kind]
+		off := fsx.size + int64(len(w.bufs[r.kind]))
+		nk.Seq++
 		var h [32]byte
-		bufs[r.kind], h = appendLine(bufs[r.kind], r.body, tk.seq, &tk.head, w.mac)
-		tk.head = h
-		r.res = Appended{Seq: tk.seq, Hash: hex.EncodeToString(h[:]), Offset: off}
+		w.bufs[r.kind], h = appendLine(w.bufs[r.kind], r.body, nk.Seq, &heads[r.kind], w.mac)
+		heads[r.kind], lastOff[r.kind] = h, off
+		r.res = Appended{Seq: nk.Seq, Hash: hex.EncodeToString(h[:]), Offset: off}
+		if r.kind == Audit && isCheckpointBody(r.body) {
+			cpSeq = nk.Seq
+		}
 	}
-
-	var failed *WriteError
-	var touched [2]bool
 	for _, k := range Kinds {
-		if len(bufs[k]) == 0 {
-			continue
-		}
-		fsx := w.files[k]
-		touched[k] = true
-		n, err := fsx.f.WriteAt(bufs[k], fsx.size)
-		if err == nil && n != len(bufs[k]) {
-			err = io.ErrShortWrite
-		}
-		if err != nil {
-			failed = &WriteError{File: k.FileName(), Op: "write", Err: err}
-			break
+		next[k].Size += int64(len(w.bufs[k]))
+		next[k].Hash = hex.EncodeToString(heads[k][:])
+	}
+	werr := w.writeAndSync()
+	if werr == nil && w.headFile != nil {
+		h := w.currentHead(&next)
+		h.CheckpointSeq = cpSeq
+		if err := w.headFile.write(h); err != nil {
+			werr = &WriteError{File: filepathBase(w.headFile.path), Op: "head write", Err: err}
 		}
 	}
-	if failed == nil {
-		for _, k := range Kinds {
-			if touched[k] {
-				if err := syncData(w.files[k].f); err != nil {
-					failed = &WriteError{File: k.FileName(), Op: "fsync", Err: err}
-					break
-				}
-			}
-		}
-	}
-	if failed != nil {
-		// Cut every file of the batch back: no caller was told yes, so no
-		// line of it may remain, whole or partial.
-		for _, k := range Kinds {
-			if !touched[k] {
-				continue
-			}
-			fsx := w.files[k]
-			err := rollback(fsx)
-			if k.FileName() == failed.File {
-				failed.Size = fsx.size
-			}
-			if err != nil && failed.RollbackErr == nil {
-				failed.RollbackErr = fmt.Errorf("%s: %w", k.FileName(), err)
-			}
-		}
-		w.stateMu.Lock()
-		w.stopped = failed
-		w.stateMu.Unlock()
-		answer(batch, failed)
-		return
+	if werr != nil {
+		w.rollbackAll(werr, next)
+		return werr
 	}
 	w.stateMu.Lock()
 	for _, k := range Kinds {
 		fsx := w.files[k]
-		fsx.size += int64(len(bufs[k]))
-		fsx.seq, fsx.head = t[k].seq, t[k].head
+		fsx.size, fsx.seq, fsx.head, fsx.lastOff = next[k].Size, next[k].Seq, heads[k], lastOff[k]
 	}
+	w.lastCP = cpSeq
 	w.stateMu.Unlock()
-	answer(batch, nil)
+	return nil
 }
+
+// writeAndSync writes each file's buffer at its end and fsyncs it.
+func (w *Writer) writeAndSync() *WriteError {
+	for _, k := range Kinds {
+		if len(w.bufs[k]) == 0 {
+			continue
+		}
+		fsx := w.files[k]
+		n, err := fsx.f.WriteAt(w.bufs[k], fsx.size)
+		if err == nil && n != len(w.bufs[k]) {
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			return &WriteError{File: k.FileName(), Op: "write", Err: err}
+		}
+	}
+	for _, k := range Kinds {
+		if len(w.bufs[k]) == 0 {
+			continue
+		}
+		if err := syncFile(w.files[k].f); err != nil {
+			return &WriteError{File: k.FileName(), Op: "fsync", Err: err}
+		}
+	}
+	return nil
+}
+
+// rollbackAll cuts every file the batch touched back: no caller was told
+// yes, so no line of it may remain, whole or partial. What cannot be cut
+// back now is remembered, for the retries and, past a crash, for the next
+// Open (the kept head does not name those lines).
+func (w *Writer) rollbackAll(werr *WriteError, next [2]FileHead) {
+	for _, k := range Kinds {
+		if len(w.bufs[k]) == 0 {
+			continue
+		}
+		fsx := w.files[k]
+		err := rollback(fsx)
+		if k.FileName() == werr.File {
+			werr.Size = fsx.size
+		}
+		if err != nil {
+			if werr.RollbackErr == nil {
+				werr.RollbackErr = fmt.Errorf("%s: %w", k.FileName(), err)
+			}
+			werr.Unacked = append(werr.Unacked, UnackedRange{File: k.FileName(), FromSeq: fsx.seq + 1, ToSeq: next[k].Seq})
+		}
+	}
+}
+
+func isCheckpointBody(body []byte) bool {
+	return bytes.Contains(body, []byte(`"event_type":"`+EventCheckpoint+`"`))
+}
+
+func filepathBase(p string) string { return filepath.Base(p) }
 
 // rollback cuts a file back to its size before the failed batch.
 func rollback(fsx *fileState) error {
@@ -174,7 +256,7 @@ func rollback(fsx *fileState) error {
 		return nil // nothing of the batch reached the file
 	}
 	err := fsx.f.Truncate(fsx.size)
-	if err != nil {
+	if _, real := fsx.f.(*os.File); err != nil && real {
 		// The descriptor may be the problem (a file reopened read-only
 		// under us); the path may still work.
 		if perr := os.Truncate(fsx.path, fsx.size); perr == nil {
@@ -182,7 +264,7 @@ func rollback(fsx *fileState) error {
 		}
 	}
 	if err == nil {
-		err = syncData(fsx.f)
+		err = syncFile(fsx.f)
 	}
 	return err
 }

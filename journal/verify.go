@@ -1,11 +1,8 @@
 package journal
 
 import (
-	"encoding/hex"
+	"crypto/ed25519"
 	"errors"
-	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -28,6 +25,30 @@ type Report struct {
 	// MACsChecked is false when Verify had no key: every other rule was
 	// checked, but an edited line whose chain was re-hashed would pass.
 	MACsChecked bool
+	// HeadChecked is true when the files were compared with a kept head.
+	HeadChecked bool
+	// Checkpoints is what the signed checkpoints prove.
+	Checkpoints CheckpointReport
+	// Notices are events the journal recorded about itself that a reader
+	// must know (lines never acknowledged, torn lines moved aside, writes
+	// resumed after a failure, a head started on an existing journal) and
+	// facts that are not damage (a file replaced by an identical copy).
+	Notices []string
+}
+
+// CheckpointReport says how far the signed checkpoints vouch for the
+// journal.
+type CheckpointReport struct {
+	Count int // checkpoint lines found
+	// Verified counts those whose signature was checked under the public
+	// key (0 without one) and whose heads match the files.
+	Verified int
+	// LeasesSeq and AuditSeq are the heads the last good checkpoint
+	// signs: every line up to them is proven.
+	LeasesSeq, AuditSeq uint64
+	// Uncovered counts the lines after them, which no checkpoint signs.
+	Uncovered  int
+	KeyChecked bool // a public key was given
 }
 
 // OK is true when nothing is broken.
@@ -46,6 +67,14 @@ type VerifyOptions struct {
 	// Finish, when set, is called after both files and may add breaks of
 	// its own (for rules over the whole journal).
 	Finish func() []Break
+	// HeadPath, when set, is the registry's kept head (see Head), read with
+	// the key: a file that no longer reaches it is a break that says
+	// what happened (lines removed at the end, the file or the directory
+	// replaced, the file rewritten).
+	HeadPath string
+	// PublicKey, when set, checks every checkpoint's Ed25519 signature;
+	// without it the checkpoints' heads are still compared with the files.
+	PublicKey ed25519.PublicKey
 }
 
 // Verify checks both files of a journal directory offline: every line is
@@ -64,82 +93,39 @@ func Verify(dir string, key []byte) Report {
 // VerifyWith is Verify with the caller's own rules added.
 func VerifyWith(dir string, key []byte, opts VerifyOptions) Report {
 	r := Report{Dir: dir, MACsChecked: key != nil}
+	var kept *Head
+	if opts.HeadPath != "" {
+		h, err := ReadHead(opts.HeadPath, key)
+		switch {
+		case err == nil:
+			kept, r.HeadChecked = h, true
+		case errors.Is(err, ErrNoHead):
+			r.Notices = append(r.Notices, "no head is kept for this journal yet: lines removed at its end would not show")
+		default:
+			r.Breaks = append(r.Breaks, Break{File: filepath.Base(opts.HeadPath), Reason: err.Error()})
+		}
+	}
+	cv := newCheckpointVerifier(opts.PublicKey)
+	dirID := ""
+	if st, err := os.Stat(dir); err == nil {
+		if id, ok := idOf(st); ok {
+			dirID = id.String()
+		}
+	}
 	for _, k := range Kinds {
-		fr, breaks := verifyFile(filepath.Join(dir, k.FileName()), k, key, opts.Line)
+		vf := &verifyFile{path: filepath.Join(dir, k.FileName()), kind: k, key: key, extra: opts.Line, cv: cv, dirID: dirID}
+		if kept != nil {
+			vf.probe = newHeadProbe(kept.Files[k])
+			vf.headDir = kept.Dir
+		}
+		fr, breaks := vf.run()
 		r.Files = append(r.Files, fr)
 		r.Breaks = append(r.Breaks, breaks...)
+		r.Notices = append(r.Notices, vf.notices...)
 	}
+	r.Breaks = append(r.Breaks, cv.finish(&r)...)
 	if opts.Finish != nil {
 		r.Breaks = append(r.Breaks, opts.Finish()...)
 	}
 	return r
-}
-
-func verifyFile(path string, k Kind, key []byte, extra func(Kind, *Line) []string) (FileReport, []Break) {
-	fr := FileReport{File: k.FileName()}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		fr.Missing = true
-		return fr, nil
-	}
-	if err != nil {
-		return fr, []Break{{File: fr.File, Reason: "cannot be read: " + err.Error()}}
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return fr, []Break{{File: fr.File, Reason: "cannot be read: " + err.Error()}}
-	}
-	size := st.Size()
-	c := newChainChecker(fr.File)
-	if extra != nil {
-		c.extraLine = func(a *analysed) []string { return extra(k, &a.Line) }
-	}
-	// The last complete line is held back one step: if it is not JSON, it
-	// is a torn write rather than damage, and is reported as such.
-	var held *analysed
-	next, err := scan(io.NewSectionReader(f, 0, size), 0, 0, analyseOpts{kind: k, key: key, validate: true, hash: true}, true, func(a *analysed) error {
-		if held != nil {
-			c.add(held)
-		}
-		held = a
-		return nil
-	})
-	if err != nil {
-		return fr, []Break{{File: fr.File, Reason: "cannot be read: " + err.Error()}}
-	}
-	// Bytes past the last newline are a torn write — unless the file has
-	// grown since, in which case a writer was in the middle of a batch.
-	growing := false
-	if st2, err := f.Stat(); err == nil && st2.Size() > size {
-		growing = true
-	}
-	var torn *Break
-	switch {
-	case size > next:
-		if held != nil {
-			c.add(held)
-		}
-		if !growing {
-			torn = &Break{File: fr.File, Seq: c.maxSeq + 1, Line: c.lines + 1, Offset: next,
-				Reason: fmt.Sprintf("torn last line: %d bytes without a newline (a write cut short; opening the journal moves them aside)", size-next)}
-		}
-	case held != nil && held.jsonErr != nil && !growing:
-		torn = &Break{File: fr.File, Seq: c.maxSeq + 1, Line: held.Number, Offset: held.Offset,
-			Reason: fmt.Sprintf("torn last line: not JSON (%v); opening the journal moves it aside", held.jsonErr)}
-		fr.Lines++
-	case held != nil:
-		c.add(held)
-	}
-	breaks := c.finish()
-	if torn != nil {
-		breaks = append(breaks, *torn)
-	}
-	fr.Bytes = size
-	fr.Lines += c.lines
-	fr.LastSeq = c.headSeq
-	if c.lines > 0 {
-		fr.Head = hex.EncodeToString(c.headHash[:])
-	}
-	return fr, breaks
 }

@@ -10,10 +10,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/leasedeck/leasedeck/durable"
+
 	"github.com/leasedeck/leasedeck/schemas"
 )
 
@@ -34,6 +36,27 @@ type Options struct {
 	// (copy Raw to keep it). Lines Open writes itself (recovery records)
 	// are not replayed.
 	Replay func(k Kind, l *Line) error
+
+	// HeadPath, when set, is where the writer keeps the journal's head
+	// (see Head): outside the journal directory, in the per-user state
+	// directory, so that whoever can write the journal cannot make the
+	// registry forget what it acknowledged. Open compares the files with
+	// it, and every batch is acknowledged only once the head names it.
+	HeadPath string
+	// SigningKeyPath, when set, is the Ed25519 private key (created on
+	// first use) that signs a checkpoint every CheckpointEvery lines and
+	// at Close, so that a journal can be proven to someone who holds only
+	// the public key (see PublicKeyText).
+	SigningKeyPath string
+	// CheckpointEvery is the number of lines between signed checkpoints;
+	// default 1000.
+	CheckpointEvery int
+	// RetryMin and RetryMax bound the wait between attempts to resume
+	// after a failed write or fsync; defaults 100 ms and 5 s.
+	RetryMin, RetryMax time.Duration
+
+	// wrap, in tests, stands between the writer and a journal file.
+	wrap func(Kind, *os.File) file
 }
 
 // Appended says where an appended line went.
@@ -43,12 +66,17 @@ type Appended struct {
 	Offset int64  // byte offset of the line in its file
 }
 
-// Recovery is a torn last line that Open moved aside.
+// Recovery is the end of a file that Open moved aside: a torn last line,
+// or (with a kept head) lines that were written but never acknowledged.
 type Recovery struct {
 	File    string // base name of the journal file
-	Offset  int64  // where the torn bytes began (the file's new size)
+	Offset  int64  // where the moved bytes began (the file's new size)
 	Bytes   int64  // how many bytes were moved
-	MovedTo string // path of the .torn file holding them
+	MovedTo string // path of the file holding them
+	// Unacknowledged: complete lines, FromSeq to ToSeq, past the kept
+	// head — written, never answered yes, so they must never count.
+	Unacknowledged bool
+	FromSeq, ToSeq uint64
 	// Recorded is true once the leasedeck.journal.recovered audit line is
 	// durable; false when audit.jsonl itself is broken and refuses it.
 	Recorded bool
@@ -64,20 +92,35 @@ func (e *InvalidRecordError) Error() string {
 	return fmt.Sprintf("journal: record refused for %s: not a valid %s: %s", e.Kind.FileName(), e.Kind.Shape(), schemaSummary(e.Errors))
 }
 
-// WriteError is a failed write or fsync. Every caller of the batch gets it,
-// and the Writer takes no more appends until reopened.
+// WriteError is a failed write or fsync. Every caller of the batch gets
+// it, and the Writer takes no more appends until a retry has found the
+// file's tail as it left it and written again (see Status).
 type WriteError struct {
 	File        string // base name
-	Op          string // "write" or "fsync"
+	Op          string // "write", "fsync" or "head write"
 	Err         error
 	Size        int64 // the size the file was cut back to
 	RollbackErr error // non-nil when cutting back failed too
+	// Unacked are the lines that cutting back could not remove: written,
+	// never acknowledged. Retries keep cutting; past a crash, the next
+	// Open moves them aside and records them (with a kept head).
+	Unacked []UnackedRange
+}
+
+// UnackedRange is a run of lines written but never acknowledged.
+type UnackedRange struct {
+	File           string
+	FromSeq, ToSeq uint64
 }
 
 func (e *WriteError) Error() string {
 	msg := fmt.Sprintf("journal: %s of %s failed: %v", e.Op, e.File, e.Err)
 	if e.RollbackErr != nil {
-		return msg + fmt.Sprintf("; cutting it back to %d bytes failed too (%v): it may end with a partial line, which the next Open moves aside", e.Size, e.RollbackErr)
+		var un []string
+		for _, u := range e.Unacked {
+			un = append(un, fmt.Sprintf("%s seq %s", u.File, seqRange(u.FromSeq, u.ToSeq)))
+		}
+		return msg + fmt.Sprintf("; cutting it back failed too (%v): %s may remain, never acknowledged, and will never count", e.RollbackErr, strings.Join(un, ", "))
 	}
 	return msg + fmt.Sprintf("; the batch was cut back to %d bytes, so nothing of it remains", e.Size)
 }
@@ -90,7 +133,7 @@ var (
 	// ErrStopped is wrapped by every append refused because an earlier
 	// write or fsync failed: after an I/O error nobody can say what is on
 	// disk, so the Writer stops until it is reopened and the files checked.
-	ErrStopped = errors.New("journal: writer stopped after a failed write; reopen it")
+	ErrStopped = errors.New("journal: writer stopped")
 )
 
 // maxBatchLines bounds one group commit, so a flood of appenders cannot
@@ -110,19 +153,31 @@ type Writer struct {
 	done    chan struct{} // closed when the commit goroutine has exited
 	openMu  sync.RWMutex  // held shared while sending to reqs; exclusive to close it
 	closed  bool
-	stateMu sync.Mutex // guards the fileState fields that change and stopped
-	stopped error
+	stateMu sync.Mutex // guards the fileState fields that change and fault
+	fault   *faultState
 	recov   []Recovery
+	notices []string
+
+	dirFI    fs.FileInfo // the journal directory as opened
+	headFile *headFile   // nil without Options.HeadPath
+	kept     *Head       // the head as read at Open (nil: none kept)
+	signer   *signer     // nil without Options.SigningKeyPath
+	sinceCP  int         // lines since the last checkpoint (commit goroutine)
+	lastCP   uint64      // audit seq of the last checkpoint
+	retry    *time.Timer // armed while a fault waits to be retried (commit goroutine)
+	bufs     [2][]byte   // reused by the commit goroutine
 }
 
 type fileState struct {
-	kind   Kind
-	path   string
-	f      *os.File
-	size   int64
-	seq    uint64
-	head   [32]byte
-	breaks []Break // found by Open; a file with any takes no appends
+	kind    Kind
+	path    string
+	f       file
+	fi      fs.FileInfo // the file as opened: the path must keep naming it
+	size    int64
+	seq     uint64
+	head    [32]byte
+	lastOff int64   // offset of the last line
+	breaks  []Break // found by Open; a file with any takes no appends
 }
 
 type request struct {
@@ -138,25 +193,20 @@ type request struct {
 // It takes the lock (a *LockedError names the holder's pid), reads both
 // files and checks every line, recovers the chain heads, and moves a torn
 // last line aside (see Recovery), recording that as an audit line written
-// after the cut. Damage anywhere else is never cut: Open still succeeds,
-// Breaks lists it, and Append refuses that file with a *BreakError, so the
-// caller can show the damage and stop issuing.
+// after the cut. With a kept head (Options.HeadPath) it also checks that
+// each file still reaches the head (a file cut, replaced or rewritten is a
+// break), moves lines written past the head — never acknowledged — aside
+// and records their seqs, and reports damage to an acknowledged last line
+// as damage rather than a torn write. Damage is never cut: Open still
+// succeeds, Breaks lists it, and Append refuses that file with a
+// *BreakError, so the caller can show the damage and stop issuing.
 func Open(dir string, key []byte, opts Options) (*Writer, error) {
 	if len(key) == 0 {
 		return nil, errors.New("journal: no key")
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	_, statErr := os.Stat(dir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	if errors.Is(statErr, fs.ErrNotExist) {
-		// The new directory's own entry must be durable too.
-		if err := durable.SyncDir(filepath.Dir(dir)); err != nil {
-			return nil, err
-		}
+	opts = withDefaults(opts)
+	if err := makeDir(dir); err != nil {
+		return nil, err
 	}
 	lockPath := opts.LockPath
 	if lockPath == "" {
@@ -182,10 +232,58 @@ func Open(dir string, key []byte, opts Options) (*Writer, error) {
 			lk.release()
 		}
 	}()
+	if err := w.openFiles(); err != nil {
+		return nil, err
+	}
+	if err := w.openAnchors(); err != nil {
+		return nil, err
+	}
+	if err := w.loadAll(); err != nil {
+		return nil, err
+	}
+	go w.commitLoop()
+	ok = true
+	if err := w.recordOpen(); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return w, nil
+}
 
+func withDefaults(opts Options) Options {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.CheckpointEvery <= 0 {
+		opts.CheckpointEvery = 1000
+	}
+	if opts.RetryMin <= 0 {
+		opts.RetryMin = 100 * time.Millisecond
+	}
+	if opts.RetryMax < opts.RetryMin {
+		opts.RetryMax = max(5*time.Second, opts.RetryMin)
+	}
+	return opts
+}
+
+// makeDir creates the journal directory, durably when it is new.
+func makeDir(dir string) error {
+	_, statErr := os.Stat(dir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		// The new directory's own entry must be durable too.
+		return durable.SyncDir(filepath.Dir(dir))
+	}
+	return nil
+}
+
+// openFiles opens (creating) both files and notes their identities.
+func (w *Writer) openFiles() error {
 	created := false
 	for _, k := range Kinds {
-		path := filepath.Join(dir, k.FileName())
+		path := filepath.Join(w.dir, k.FileName())
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil {
 			created = true
@@ -193,48 +291,32 @@ func Open(dir string, key []byte, opts Options) (*Writer, error) {
 			f, err = os.OpenFile(path, os.O_RDWR, 0)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("journal: opening %s: %w", path, err)
+			return fmt.Errorf("journal: opening %s: %w", path, err)
 		}
-		w.files[k] = &fileState{kind: k, path: path, f: f}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return fmt.Errorf("journal: opening %s: %w", path, err)
+		}
+		var jf file = f
+		if w.opts.wrap != nil {
+			jf = w.opts.wrap(k, f)
+		}
+		w.files[k] = &fileState{kind: k, path: path, f: jf, fi: fi}
 	}
 	if created {
 		// A file whose directory entry is not durable can vanish with
 		// every line acknowledged in it.
-		if err := durable.SyncDir(dir); err != nil {
-			return nil, err
+		if err := durable.SyncDir(w.dir); err != nil {
+			return err
 		}
 	}
-
-	torn := [2]int64{-1, -1}
-	for _, k := range Kinds {
-		if torn[k], err = w.load(w.files[k]); err != nil {
-			return nil, err
-		}
+	fi, err := os.Stat(w.dir)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
 	}
-	for _, k := range Kinds {
-		if torn[k] >= 0 {
-			if err := w.cutTail(w.files[k], torn[k]); err != nil {
-				return nil, err
-			}
-		}
-	}
-
-	go w.commitLoop()
-	ok = true
-	// Recorded only now: the record must describe a cut already made.
-	for i := range w.recov {
-		rec := w.recoveryRecord(w.recov[i])
-		if _, err := w.Append(Audit, rec); err != nil {
-			var be *BreakError
-			if errors.As(err, &be) {
-				continue // audit.jsonl is broken; Recoveries still tells
-			}
-			w.Close()
-			return nil, fmt.Errorf("journal: recording the recovery of %s: %w", w.recov[i].File, err)
-		}
-		w.recov[i].Recorded = true
-	}
-	return w, nil
+	w.dirFI = fi
+	return nil
 }
 
 // Close waits for every append already accepted to be answered, closes the
@@ -257,7 +339,7 @@ func (w *Writer) Close() error {
 }
 
 func (w *Writer) closeFiles() error {
-	var first error
+	first := w.headFile.close()
 	for _, fsx := range w.files {
 		if fsx != nil && fsx.f != nil {
 			if err := fsx.f.Close(); err != nil && first == nil {
@@ -302,11 +384,4 @@ func (w *Writer) Broken() error {
 // Recoveries lists the torn tails Open moved aside.
 func (w *Writer) Recoveries() []Recovery {
 	return append([]Recovery(nil), w.recov...)
-}
-
-// Err is the write error that stopped the writer, or nil.
-func (w *Writer) Err() error {
-	w.stateMu.Lock()
-	defer w.stateMu.Unlock()
-	return w.stopped
 }
