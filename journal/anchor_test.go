@@ -85,7 +85,7 @@ func TestAnchoredCleanAndProven(t *testing.T) {
 		t.Fatalf("checkpoints: %+v", cp)
 	}
 	// A third party: no HMAC key, only the public key.
-	r = VerifyWith(a.dir, nil, VerifyOptions{PublicKey: a.pub(t)})
+	r = VerifyWith(a.dir, nil, VerifyOptions{PublicKey: a.pub(t), RequireProof: true})
 	if !r.OK() || r.Checkpoints.Uncovered != 0 {
 		t.Fatalf("public-key proof: %+v\n%s", r.Checkpoints, breaksString(r.Breaks))
 	}
@@ -204,11 +204,11 @@ func TestAnchoredRewriteWithStolenKey(t *testing.T) {
 	if r := Verify(a.dir, testKey); !r.OK() {
 		t.Fatalf("the full forgery should pass every HMAC check: %s", breaksString(r.Breaks))
 	}
-	r := VerifyWith(a.dir, nil, VerifyOptions{PublicKey: a.pub(t)})
+	r := VerifyWith(a.dir, nil, VerifyOptions{PublicKey: a.pub(t), RequireProof: true})
 	wantBreak(t, r, "checkpoint signature does not verify", "no checkpoint verifies under the given public key")
 	// And a key from elsewhere proves nothing.
 	other, _, _ := ed25519.GenerateKey(nil)
-	if r := VerifyWith(a.dir, nil, VerifyOptions{PublicKey: other}); r.OK() {
+	if r := VerifyWith(a.dir, nil, VerifyOptions{PublicKey: other, RequireProof: true}); r.OK() {
 		t.Fatal("another key verified the checkpoints")
 	}
 }

@@ -85,6 +85,15 @@ func PublicKey(path string) (ed25519.PublicKey, error) {
 	return s.key.Public().(ed25519.PublicKey), nil
 }
 
+// ReadPublicKey is PublicKey for readers: a missing key is an error
+// wrapping fs.ErrNotExist, never created.
+func ReadPublicKey(path string) (ed25519.PublicKey, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	return PublicKey(path)
+}
+
 // PublicKeyText spells a public key as `leasedeck journal pubkey` prints
 // it and `journal verify --pubkey` takes it: ed25519:<64 hex>.
 func PublicKeyText(pub ed25519.PublicKey) string {

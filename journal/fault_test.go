@@ -203,7 +203,7 @@ func TestWriterNoticesItsFilesChanging(t *testing.T) {
 		change func(t *testing.T, a *anchored)
 		want   string
 	}{
-		{"directory removed", func(t *testing.T, a *anchored) { os.RemoveAll(a.dir) }, "journal directory " },
+		{"directory removed", func(t *testing.T, a *anchored) { os.RemoveAll(a.dir) }, "journal directory "},
 		{"file removed", func(t *testing.T, a *anchored) { os.Remove(journalPath(a.dir, Audit)) }, "the file was removed"},
 		{"file replaced", func(t *testing.T, a *anchored) {
 			p := journalPath(a.dir, Leases)

@@ -75,6 +75,11 @@ type VerifyOptions struct {
 	// PublicKey, when set, checks every checkpoint's Ed25519 signature;
 	// without it the checkpoints' heads are still compared with the files.
 	PublicKey ed25519.PublicKey
+	// RequireProof makes a journal that no checkpoint proves under
+	// PublicKey a break: what a third party holding only the public key
+	// needs. Without it coverage is reported, not required (a registry
+	// that is running has not signed its latest lines yet).
+	RequireProof bool
 }
 
 // Verify checks both files of a journal directory offline: every line is
@@ -106,6 +111,7 @@ func VerifyWith(dir string, key []byte, opts VerifyOptions) Report {
 		}
 	}
 	cv := newCheckpointVerifier(opts.PublicKey)
+	cv.require = opts.RequireProof
 	dirID := ""
 	if st, err := os.Stat(dir); err == nil {
 		if id, ok := idOf(st); ok {

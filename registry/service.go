@@ -14,15 +14,19 @@ import (
 
 // Config is what a registry service needs from its workspace.
 type Config struct {
-	Workspace       string    // absolute workspace root; tool paths are relative to it
-	JournalDir      string    // .leasedeck/journal
-	LockPath        string    // .leasedeck/registry.lock
-	Key             Key       // the deployment key (signs leases, macs journal lines)
-	Root            *Manifest // the root policy every parentless manifest narrows against
-	DefaultLifetime time.Duration
-	ApprovalTimeout time.Duration
-	SessionID       string           // issuer_session_id; default: a fresh id per start
-	Now             func() time.Time // default time.Now
+	Workspace  string // absolute workspace root; tool paths are relative to it
+	JournalDir string // .leasedeck/journal
+	LockPath   string // .leasedeck/registry.lock
+	// HeadPath and CheckpointKeyPath are the journal's integrity anchors
+	// in the per-user state directory (journal.Options explains them).
+	HeadPath          string
+	CheckpointKeyPath string
+	Key               Key       // the deployment key (signs leases, macs journal lines)
+	Root              *Manifest // the root policy every parentless manifest narrows against
+	DefaultLifetime   time.Duration
+	ApprovalTimeout   time.Duration
+	SessionID         string           // issuer_session_id; default: a fresh id per start
+	Now               func() time.Time // default time.Now
 }
 
 // Service is the long-running registry: the only thing that issues
@@ -90,8 +94,10 @@ func Open(cfg Config) (*Service, error) {
 	}
 	var replayErr []string
 	w, err := journal.Open(cfg.JournalDir, cfg.Key.Bytes(), journal.Options{
-		LockPath: cfg.LockPath,
-		Now:      cfg.Now,
+		LockPath:       cfg.LockPath,
+		HeadPath:       cfg.HeadPath,
+		SigningKeyPath: cfg.CheckpointKeyPath,
+		Now:            cfg.Now,
 		Replay: func(k journal.Kind, l *journal.Line) error {
 			if err := Fold(s.st, s.book, k, l.Value); err != nil {
 				replayErr = append(replayErr, fmt.Sprintf("%s line %d: %v", k, l.Number, err))

@@ -12,37 +12,49 @@ import (
 // lease's signature under key and rules L1 and L2, rule L3 for every
 // revocation against the folded ancestor chain — and that every record
 // folds (no record about an unknown lease, no lease closed twice).
-func VerifyJournal(dir string, key Key) journal.Report {
+//
+// anchors carries the kept head and the checkpoints' public key
+// (journal.VerifyOptions.HeadPath, PublicKey, RequireProof); its Line is
+// VerifyJournal's own. A nil key is a verifier that holds only the public
+// key: macs and lease signatures go unchecked, and the checkpoints'
+// signatures prove the lines instead.
+func VerifyJournal(dir string, key *Key, anchors journal.VerifyOptions) journal.Report {
 	st := NewState()
 	var ver Verifier
-	return journal.VerifyWith(dir, key.Bytes(), journal.VerifyOptions{
-		Line: func(k journal.Kind, jl *journal.Line) []string {
-			l := record.Parse(k, jl.Value)
-			if k == journal.Audit {
-				st.applyAudit(&l.Audit)
-				return nil
-			}
-			r := &l.Lease
-			var reasons []string
-			switch r.Event {
-			case record.Granted:
-				if r.Lease != nil {
-					for _, p := range ver.Verify(r.Lease, key) {
+	var keyBytes []byte
+	if key != nil {
+		keyBytes = key.Bytes()
+	}
+	opts := anchors
+	opts.Line = func(k journal.Kind, jl *journal.Line) []string {
+		l := record.Parse(k, jl.Value)
+		if k == journal.Audit {
+			st.applyAudit(&l.Audit)
+			return nil
+		}
+		r := &l.Lease
+		var reasons []string
+		switch r.Event {
+		case record.Granted:
+			if r.Lease != nil {
+				if key != nil {
+					for _, p := range ver.Verify(r.Lease, *key) {
 						reasons = append(reasons, fmt.Sprintf("granted lease: %s", p))
 					}
-					if id := r.Signed().LeaseID; id != r.LeaseID {
-						reasons = append(reasons, fmt.Sprintf("record lease_id %v differs from the lease's %v", r.LeaseID, id))
-					}
 				}
-			case record.Revoked:
-				for _, p := range checkRevokedBy(r.By, r.LeaseID, st.Chain(r.LeaseID)) {
-					reasons = append(reasons, fmt.Sprintf("%s %s %s", p.Check, p.Path, p.Message))
+				if id := r.Signed().LeaseID; id != r.LeaseID {
+					reasons = append(reasons, fmt.Sprintf("record lease_id %v differs from the lease's %v", r.LeaseID, id))
 				}
 			}
-			if err := st.applyLease(r); err != nil {
-				reasons = append(reasons, "does not fold: "+err.Error())
+		case record.Revoked:
+			for _, p := range checkRevokedBy(r.By, r.LeaseID, st.Chain(r.LeaseID)) {
+				reasons = append(reasons, fmt.Sprintf("%s %s %s", p.Check, p.Path, p.Message))
 			}
-			return reasons
-		},
-	})
+		}
+		if err := st.applyLease(r); err != nil {
+			reasons = append(reasons, "does not fold: "+err.Error())
+		}
+		return reasons
+	}
+	return journal.VerifyWith(dir, keyBytes, opts)
 }

@@ -38,6 +38,8 @@ func runJournal(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runJournalVerify(args[1:], e)
 	case "tail":
 		return runJournalTail(args[1:], e)
+	case "pubkey":
+		return runJournalPubkey(args[1:], e)
 	case "-h", "--help", "help":
 		journalUsage(stdout)
 		return exitOK
@@ -48,8 +50,9 @@ func runJournal(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func journalUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: leasedeck journal verify [DIR]")
+	fmt.Fprintln(w, "usage: leasedeck journal verify [--pubkey KEY] [DIR]")
 	fmt.Fprintln(w, "       leasedeck journal tail [--follow] [--json] [-n N] [DIR]")
+	fmt.Fprintln(w, "       leasedeck journal pubkey [DIR]")
 	fmt.Fprintf(w, "DIR defaults to %s; the key is read from the workspace's state directory.\n", defaultJournalDir)
 }
 
@@ -77,23 +80,50 @@ func journalDir(pos []string, sub string, e *env) (string, bool) {
 
 func runJournalVerify(args []string, e *env) int {
 	fs := flag.NewFlagSet("journal verify", flag.ContinueOnError)
+	pubText := fs.String("pubkey", "", "prove the journal with the checkpoints' public key alone (ed25519:<hex>, as 'journal pubkey' prints it): no HMAC key, no state directory")
 	pos, ok := parseFlags(fs, args, e)
 	if !ok || len(pos) > 1 {
-		fmt.Fprintln(e.stderr, "usage: leasedeck journal verify [DIR]")
+		fmt.Fprintln(e.stderr, "usage: leasedeck journal verify [--pubkey KEY] [DIR]")
 		return exitUsage
 	}
 	dir, ok := journalDir(pos, "verify", e)
 	if !ok {
 		return exitInvalid
 	}
+	var r journal.Report
+	if *pubText != "" {
+		pub, err := journal.ParsePublicKey(*pubText)
+		if err != nil {
+			e.errorf("journal verify: --pubkey: %v", err)
+			return exitUsage
+		}
+		// A third party's check: the chain, the schemas, the lease rules
+		// that need no key, and every checkpoint's signature.
+		r = registry.VerifyJournal(dir, nil, journal.VerifyOptions{PublicKey: pub, RequireProof: true})
+	} else {
+		key, anchors, code := verifyAnchors(dir, e)
+		if code != exitOK {
+			return code
+		}
+		// The journal's own checks (lines, chain, macs, schemas, the kept
+		// head, the checkpoints) and the lease rules the registry folds by
+		// (signatures, L1–L3, every status folds).
+		r = registry.VerifyJournal(dir, &key, anchors)
+	}
+	return printVerifyReport(dir, r, e)
+}
+
+// verifyAnchors reads the deployment key and finds the kept head and the
+// checkpoint key of the workspace whose journal dir is.
+func verifyAnchors(dir string, e *env) (registry.Key, journal.VerifyOptions, int) {
 	keyPath, note := journalKeyPath(dir)
 	if note != "" {
 		fmt.Fprintf(e.stderr, "note: %s\n", note)
 	}
 	text, err := os.ReadFile(keyPath)
 	if err != nil {
-		e.errorf("journal verify: cannot read the deployment key %s: %v (macs cannot be checked without it)", keyPath, unwrapPathErr(err))
-		return exitInvalid
+		e.errorf("journal verify: cannot read the deployment key %s: %v (macs cannot be checked without it; a third party verifies with --pubkey)", keyPath, unwrapPathErr(err))
+		return registry.Key{}, journal.VerifyOptions{}, exitInvalid
 	}
 	kb, err := registry.ParseKeyHex(string(text))
 	if err == nil && len(kb) != 32 {
@@ -105,13 +135,42 @@ func runJournalVerify(args []string, e *env) int {
 	}
 	if err != nil {
 		e.errorf("journal verify: %s: %v", keyPath, err)
-		return exitInvalid
+		return key, journal.VerifyOptions{}, exitInvalid
 	}
-	// The journal's own checks (lines, chain, macs, schemas) and the lease
-	// rules the registry folds by (signatures, L1–L3, every status folds).
-	r := registry.VerifyJournal(dir, key)
+	var anchors journal.VerifyOptions
+	w, err := workspace.ForJournal(dir)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "note: %v: no kept head or checkpoint key to compare with\n", err)
+		return key, anchors, exitOK
+	}
+	anchors.HeadPath = w.HeadPath()
+	if pub, err := journal.ReadPublicKey(w.CheckpointKeyPath()); err == nil {
+		anchors.PublicKey = pub
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		e.errorf("journal verify: the checkpoint key: %v", err)
+		return key, anchors, exitInvalid
+	}
+	return key, anchors, exitOK
+}
+
+// printVerifyReport prints breaks, notices and what the checkpoints
+// prove, and returns the exit code.
+func printVerifyReport(dir string, r journal.Report, e *env) int {
 	for _, b := range r.Breaks {
 		fmt.Fprintln(e.stdout, oneLine(b.String()))
+	}
+	for _, n := range r.Notices {
+		fmt.Fprintln(e.stdout, "note: "+oneLine(n))
+	}
+	cp := r.Checkpoints
+	switch {
+	case cp.Count == 0:
+		fmt.Fprintln(e.stdout, "checkpoints: none")
+	case cp.KeyChecked:
+		fmt.Fprintf(e.stdout, "checkpoints: %d, %d verified under the public key; proven up to leases seq %d, audit seq %d; %d line(s) after them unsigned\n",
+			cp.Count, cp.Verified, cp.LeasesSeq, cp.AuditSeq, cp.Uncovered)
+	default:
+		fmt.Fprintf(e.stdout, "checkpoints: %d, heads compared but signatures not checked (no public key); %d line(s) after the last\n", cp.Count, cp.Uncovered)
 	}
 	if !r.OK() {
 		e.errorf("journal verify: %s: %d break(s)", dir, len(r.Breaks))
@@ -128,7 +187,42 @@ func runJournalVerify(args []string, e *env) int {
 			parts = append(parts, fmt.Sprintf("%s: %d lines, seq 1–%d", f.File, f.Lines, f.LastSeq))
 		}
 	}
-	fmt.Fprintf(e.stdout, "journal %s ok (%s)\n", dir, strings.Join(parts, "; "))
+	what := "ok"
+	if !r.MACsChecked {
+		what = "ok without macs (public key only)"
+	}
+	fmt.Fprintf(e.stdout, "journal %s %s (%s)\n", dir, what, strings.Join(parts, "; "))
+	return exitOK
+}
+
+// runJournalPubkey prints the public half of the workspace's checkpoint
+// key: what a third party needs for 'journal verify --pubkey'.
+func runJournalPubkey(args []string, e *env) int {
+	flags := flag.NewFlagSet("journal pubkey", flag.ContinueOnError)
+	pos, ok := parseFlags(flags, args, e)
+	if !ok || len(pos) > 1 {
+		fmt.Fprintln(e.stderr, "usage: leasedeck journal pubkey [DIR]")
+		return exitUsage
+	}
+	dir, ok := journalDir(pos, "pubkey", e)
+	if !ok {
+		return exitInvalid
+	}
+	w, err := workspace.ForJournal(dir)
+	if err != nil {
+		e.errorf("journal pubkey: %v", err)
+		return exitInvalid
+	}
+	pub, err := journal.ReadPublicKey(w.CheckpointKeyPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		e.errorf("journal pubkey: no checkpoint key yet at %s: the registry creates it on its first start", w.CheckpointKeyPath())
+		return exitInvalid
+	}
+	if err != nil {
+		e.errorf("journal pubkey: %v", err)
+		return exitInvalid
+	}
+	fmt.Fprintln(e.stdout, journal.PublicKeyText(pub))
 	return exitOK
 }
 

@@ -124,6 +124,7 @@ func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Se
 	}
 	svc, err := registry.Open(registry.Config{
 		Workspace: w.Root, JournalDir: w.JournalDir(), LockPath: w.LockPath(), Key: key,
+		HeadPath: w.HeadPath(), CheckpointKeyPath: w.CheckpointKeyPath(),
 		Root: settings.Root, DefaultLifetime: settings.DefaultLifetime, ApprovalTimeout: settings.ApprovalTimeout,
 	})
 	if err != nil {
@@ -134,6 +135,9 @@ func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Se
 			e.errorf("cannot start the registry: %v", err)
 		}
 		return nil, settings, "", exitInvalid
+	}
+	for _, n := range svc.Journal().Notices() {
+		fmt.Fprintf(e.stderr, "leasedeck: journal: %s\n", n)
 	}
 	return svc, settings, token, exitOK
 }
