@@ -66,7 +66,7 @@ func errCode(ans map[string]any) string {
 
 func (f *fixture) verifyClean() {
 	f.t.Helper()
-	r := VerifyJournal(filepath.Join(f.dir, ".leasedeck", "journal"), f.key)
+	r := VerifyJournal(filepath.Join(f.dir, ".leasedeck", "journal"), &f.key, journal.VerifyOptions{})
 	if !r.OK() {
 		f.t.Fatalf("journal does not verify: %v", r.Breaks)
 	}
