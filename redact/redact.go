@@ -1,18 +1,21 @@
-// Package redact finds secrets in text and JSON values and replaces them,
-// and renders a tool call as the one redacted line a human reads. Both the
-// bridge (what it forwards) and the registry (the approval summary it
-// derives from the exact tool input) use it.
+// Package redact finds secrets in text and tool calls and replaces them,
+// and renders a tool call as the one redacted line a human or the journal
+// may be shown. Its detectors are data (rules.json, embedded), each with
+// the texts it must find and the texts nothing may change.
+//
+// It over-approximates on purpose: a redacted non-secret costs a little
+// readability, a missed secret is permanent in an append-only journal.
 package redact
 
 import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
+	"unicode"
 )
 
 // Redacted replaces every detected secret. One fixed marker (rather than one
@@ -33,120 +36,103 @@ type Finding struct {
 	End   int `json:"end"`
 }
 
-type span struct {
-	start, end int
-	kind       string
-	prio       int // index of the detector: lower is more specific
+// keySegments splits a key on non-alphanumerics and camelCase boundaries:
+// "X-Api-Key" → x api key, "dbPassword" → db password.
+func keySegments(key string) []string {
+	var segs []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			segs = append(segs, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(key)
+	for i, r := range rs {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if i > 0 && unicode.IsUpper(r) && len(cur) > 0 {
+				prev := rs[i-1]
+				nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+				if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+					flush()
+				}
+			}
+			cur = append(cur, r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return segs
 }
 
-// findSpans runs every detector and merges overlapping spans.
-func findSpans(s string) []span {
-	var spans []span
-	lower := asciiLower(s)
-	var keys []keyStart
-	var nls []int
-	nlsDone := false
-	newlines := func() []int {
-		if !nlsDone {
-			for i := 0; i < len(s); i++ {
-				if s[i] == '\n' {
-					nls = append(nls, i)
-				}
-			}
-			nlsDone = true
+// IsSecretKey reports whether a member or variable name announces a secret
+// value ("api_key", "GITHUB_TOKEN", "dbPassword", "X-Auth-Token").
+func IsSecretKey(key string) bool { return rules().isSecretKey(key) }
+
+func (v *vocabulary) isSecretKey(key string) bool {
+	segs := keySegments(key)
+	for i, s := range segs {
+		if v.secretWords[s] {
+			return true
 		}
-		return nls
-	}
-	add := func(prio int, d detector, m []int, off int) {
-		if d.check != nil && !d.check(m, s[off:]) {
-			// check reads the text the offsets are relative to.
-			return
-		}
-		a, b := m[2*d.group], m[2*d.group+1]
-		if a < 0 || a == b {
-			return
-		}
-		a, b = a+off, b+off
-		// A quoted value is redacted inside its quotes.
-		if b-a >= 2 && (s[a] == '"' || s[a] == '\'') && s[b-1] == s[a] {
-			a, b = a+1, b-1
-			if a == b {
-				return
-			}
-		}
-		spans = append(spans, span{a, b, d.kind, prio})
-	}
-	for prio, d := range detectors() {
-		if d.keyword != notKeyword {
-			if keys == nil {
-				keys = keywordKeys(lower, newlines())
-			}
-			tried := map[int]bool{}
-			for _, k := range keys {
-				at := k.plain
-				switch d.keyword {
-				case keyDotted:
-					at = k.dotted
-				case keyFlag:
-					// The key's own walk took in its dashes; a flag
-					// stands at the start or after a blank.
-					if at < len(s) && s[at] != '-' || at > 0 && s[at-1] != ' ' && s[at-1] != '\t' && s[at-1] != '\n' {
-						continue
-					}
-				}
-				if tried[at] {
-					continue
-				}
-				tried[at] = true
-				if !plausible(d.keyword, s, at, k) {
-					continue
-				}
-				if m := d.re.get().FindStringSubmatchIndex(s[at:k.limit]); m != nil {
-					add(prio, d, m, at)
-				}
-			}
-			continue
-		}
-		if len(d.hints) > 0 && !containsAny(lower, d.hints) {
-			continue
-		}
-		if d.multiline {
-			for _, m := range d.re.get().FindAllStringSubmatchIndex(s, -1) {
-				add(prio, d, m, 0)
-			}
-			continue
-		}
-		// Only the lines that hold a hint are searched: these regexps
-		// begin with \b, which defeats the engine's own literal scan.
-		for _, w := range hintWindows(lower, d.hints, newlines()) {
-			for _, m := range d.re.get().FindAllStringSubmatchIndex(s[w[0]:w[1]], -1) {
-				add(prio, d, m, w[0])
-			}
+		if i+1 < len(segs) && v.secretPairs[[2]string{s, segs[i+1]}] {
+			return true
 		}
 	}
-	for _, r := range scanRuns(s) {
-		spans = append(spans, span{r[0], r[1], "high-entropy", len(detectors())})
+	return false
+}
+
+// isReference reports values that name a secret rather than contain one:
+// shell and template references, placeholders, booleans. Redacting them
+// would hide what a command does without protecting anything.
+func (voc *vocabulary) isReference(v string) bool {
+	v = strings.Trim(v, `"'`)
+	if v == "" {
+		return true
 	}
-	if len(spans) == 0 {
-		return nil
+	if strings.HasPrefix(v, "$") || strings.HasPrefix(v, "%") || strings.HasPrefix(v, "{{") ||
+		strings.HasPrefix(v, "<") || strings.HasPrefix(v, "[redacted") || strings.Trim(v, "*x•.") == "" {
+		return true
 	}
-	sort.SliceStable(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
-	merged := spans[:1]
-	for _, sp := range spans[1:] {
-		last := &merged[len(merged)-1]
-		if sp.start <= last.end {
-			if sp.end > last.end {
-				last.end = sp.end
-			}
-			if sp.prio < last.prio {
-				// Overlapping finds name the most specific kind.
-				last.kind, last.prio = sp.kind, sp.prio
-			}
-			continue
+	return voc.references[strings.ToLower(v)]
+}
+
+// entropy is the Shannon entropy of s in bits per byte.
+func entropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	var counts [256]int
+	for i := 0; i < len(s); i++ {
+		counts[s[i]]++
+	}
+	var h float64
+	n := float64(len(s))
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
 		}
-		merged = append(merged, sp)
 	}
-	return merged
+	return h
+}
+
+func hasClasses(s string, digit, upper, lower bool) bool {
+	var d, u, l bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			d = true
+		case c >= 'A' && c <= 'Z':
+			u = true
+		case c >= 'a' && c <= 'z':
+			l = true
+		}
+	}
+	return (!digit || d) && (!upper || u) && (!lower || l)
 }
 
 // Redact replaces every secret found in s with Redacted and reports what was
@@ -187,7 +173,7 @@ func RedactValue(v any) (any, []Finding) {
 func redactValue(v any, path string, underSecret bool, findings *[]Finding) any {
 	switch x := v.(type) {
 	case string:
-		if underSecret && !isReference(x) {
+		if underSecret && !rules().isReference(x) {
 			*findings = append(*findings, Finding{Kind: "secret-field", Path: path, Start: 0, End: len(x)})
 			return Redacted
 		}
@@ -219,7 +205,7 @@ func redactValue(v any, path string, underSecret bool, findings *[]Finding) any 
 	}
 }
 
-// EscapePointer escapes one JSON-pointer reference token (RFC 6901).
+// EscapePointer escapes one JSON-pointer token (RFC 6901).
 func EscapePointer(tok string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
@@ -231,20 +217,4 @@ func SaltedHash(salt []byte, s string) string {
 	m := hmac.New(sha256.New, salt)
 	m.Write([]byte(s))
 	return hex.EncodeToString(m.Sum(nil))
-}
-
-// lazyRE compiles its pattern on first use: detectors run only when their
-// hints appear, so most texts (and most hook processes) never compile most
-// of them.
-type lazyRE struct {
-	pattern string
-	once    sync.Once
-	re      *regexp.Regexp
-}
-
-func lazy(pattern string) *lazyRE { return &lazyRE{pattern: pattern} }
-
-func (l *lazyRE) get() *regexp.Regexp {
-	l.once.Do(func() { l.re = regexp.MustCompile(l.pattern) })
-	return l.re
 }

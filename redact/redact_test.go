@@ -76,7 +76,7 @@ func TestRedactPlantedSecrets(t *testing.T) {
 			}
 		}
 		if !ContainsSecret(text) {
-			t.Errorf("%s: ContainsSecret false", p.kind)
+			t.Errorf("%s: Contains false", p.kind)
 		}
 	}
 }
@@ -192,7 +192,7 @@ func TestIsSecretKey(t *testing.T) {
 	}
 }
 
-func TestRedactValue(t *testing.T) {
+func TestValue(t *testing.T) {
 	in := toTree(t, map[string]any{
 		"command":  "echo ok",
 		"password": "plain-but-named",
@@ -303,9 +303,9 @@ func TestOneLineAndClip(t *testing.T) {
 
 // Every detector's pattern compiles (they compile lazily, on first use).
 func TestDetectorsCompile(t *testing.T) {
-	for _, d := range detectors() {
+	for _, d := range rules().detectors {
 		if d.re.get() == nil {
-			t.Errorf("%s: no regexp", d.kind)
+			t.Errorf("%s: no regexp", d.Kind)
 		}
 	}
 }
