@@ -514,33 +514,6 @@ func TestAdapterFor(t *testing.T) {
 	}
 }
 
-func TestParseApplyPatch(t *testing.T) {
-	ops, err := ParseApplyPatch("*** Begin Patch\r\n*** Add File: a b.txt\r\n+x\r\n*** Update File: c.go\r\n*** Move to: d.go\r\n@@\r\n-1\r\n+2\r\n*** End of File\r\n*** Delete File: e\r\n*** End Patch")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := PatchWrites(ops)
-	if !reflect.DeepEqual(got, []string{"a b.txt", "c.go", "d.go", "e"}) {
-		t.Errorf("writes = %q", got)
-	}
-	for _, bad := range []string{
-		"", "*** Begin Patch\n*** End Patch",
-		"*** Begin Patch\n*** Move to: x\n*** End Patch",
-		"*** Begin Patch\n*** Add File:\n*** End Patch",
-		"*** Begin Patch\n*** Rename File: a\n*** End Patch",
-		"*** Begin Patch\n*** Update File: a\n*** Move to: b\n*** Move to: c\n*** End Patch",
-	} {
-		if _, err := ParseApplyPatch(bad); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
-	// A "*** " line inside an added file's body is content, not a header.
-	ops, err = ParseApplyPatch("*** Begin Patch\n*** Add File: notes.md\n+*** Update File: /etc/passwd\n*** End Patch\n")
-	if err != nil || len(ops) != 1 || ops[0].Path != "notes.md" {
-		t.Errorf("ops = %+v, %v", ops, err)
-	}
-}
-
 func TestApprovalWait(t *testing.T) {
 	for _, client := range Clients() {
 		a, _ := AdapterFor(client)

@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/leasedeck/leasedeck/registry/resources"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Codex CLI hooks (clients.md §2.2 and "Testing against the real Codex CLI";
@@ -97,8 +100,8 @@ func translateCodex(client, native string, in map[string]any) (*ToolCall, error)
 		// ("cd sub && apply_patch <<'EOF' …") writes the patch's files:
 		// name them, relative to wherever the line cd's.
 		if strings.Contains(cmd, "apply_patch") && strings.Contains(cmd, "*** Begin Patch") {
-			if ops, err := ParseApplyPatch(cmd); err == nil {
-				tc.Resources.Writes = PatchWrites(ops)
+			if ops, err := resources.ParseApplyPatch(cmd); err == nil {
+				tc.Resources.Writes = resources.PatchWrites(ops)
 			}
 		}
 		return tc, nil
@@ -234,4 +237,115 @@ func (a codexAdapter) Render(ev *Event, v Verdict) Output {
 		return out(nil)
 	}
 	return out(nil)
+}
+
+// shellPatch recognises a shell command that is exactly one apply_patch
+// invocation and returns the patch text: argv ["apply_patch", patch], the
+// line `apply_patch <<'EOF'` followed by the patch and its terminator, or
+// `apply_patch 'patch'`. Codex applies these itself instead of running them.
+// Anything more — a second command, an assignment, another redirection, a
+// heredoc whose body the shell would expand, a carriage return the parser
+// and the shell may read differently — is not a patch: the line is then
+// gated as the shell line it is (with the patch's writes named as well).
+func shellPatch(cmd string, argv []string) (string, bool) {
+	if len(argv) == 2 && isApplyPatch(argv[0]) {
+		return argv[1], true
+	}
+	if !strings.Contains(cmd, "*** Begin Patch") || strings.ContainsRune(cmd, '\r') {
+		return "", false
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return "", false
+	}
+	st := f.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || st.Negated || st.Background || st.Coprocess || len(call.Assigns) > 0 || len(call.Args) == 0 {
+		return "", false
+	}
+	if name, ok := plainWord(call.Args[0], false); !ok || !isApplyPatch(name) {
+		return "", false
+	}
+	switch {
+	case len(call.Args) == 1 && len(st.Redirs) == 1:
+		r := st.Redirs[0]
+		if r.N != nil || (r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc) || r.Hdoc == nil {
+			return "", false
+		}
+		delim, ok := plainWord(r.Word, true)
+		if !ok || delim == "" {
+			return "", false
+		}
+		quoted := wordQuoted(r.Word)
+		body, ok := heredocBody(r.Hdoc, quoted)
+		return body, ok && strings.Contains(body, "*** Begin Patch")
+	case len(call.Args) == 2 && len(st.Redirs) == 0:
+		patch, ok := plainWord(call.Args[1], true)
+		return patch, ok && strings.Contains(patch, "*** Begin Patch")
+	}
+	return "", false
+}
+
+func isApplyPatch(name string) bool { return name == "apply_patch" || name == "applypatch" }
+
+// plainWord is the value of a word the shell does not expand: literals
+// without backslashes, and (when quotes is set) single-quoted text.
+func plainWord(w *syntax.Word, quotes bool) (string, bool) {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			if strings.ContainsAny(x.Value, "\\*?[{~$`") {
+				return "", false
+			}
+			b.WriteString(x.Value)
+		case *syntax.SglQuoted:
+			if !quotes || x.Dollar {
+				return "", false
+			}
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			// "EOF" as a heredoc delimiter: literal parts only.
+			if !quotes || x.Dollar {
+				return "", false
+			}
+			for _, q := range x.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok || strings.ContainsAny(l.Value, "\\$`") {
+					return "", false
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// wordQuoted reports a heredoc delimiter with quotes in it, which makes the
+// shell take the body literally.
+func wordQuoted(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		}
+	}
+	return false
+}
+
+// heredocBody is a heredoc's text when the shell would not change it: any
+// body after a quoted delimiter, and an unquoted one's only when it holds
+// nothing the shell expands or unescapes.
+func heredocBody(w *syntax.Word, quoted bool) (string, bool) {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok || (!quoted && strings.ContainsAny(l.Value, "\\$`")) {
+			return "", false
+		}
+		b.WriteString(l.Value)
+	}
+	return b.String(), true
 }

@@ -59,24 +59,6 @@ func FuzzCodexParse(f *testing.F)  { fuzzAdapter(f, "codex") }
 func FuzzGeminiParse(f *testing.F) { fuzzAdapter(f, "gemini") }
 func FuzzVSCodeParse(f *testing.F) { fuzzAdapter(f, "vscode") }
 
-func FuzzParseApplyPatch(f *testing.F) {
-	f.Add("*** Begin Patch\n*** Add File: a\n+x\n*** Update File: b\n*** Move to: c\n*** Delete File: d\n*** End Patch\n")
-	f.Add("*** Begin Patch\n*** Frob: x\n")
-	f.Fuzz(func(t *testing.T, s string) {
-		ops, err := ParseApplyPatch(s)
-		if err == nil {
-			if len(ops) == 0 {
-				t.Fatal("no error and no ops")
-			}
-			for _, w := range PatchWrites(ops) {
-				if w == "" {
-					t.Fatal("empty write path")
-				}
-			}
-		}
-	})
-}
-
 func FuzzInstall(f *testing.F) {
 	f.Add([]byte(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"x"}]}]}}`))
 	f.Add([]byte(`{}`))

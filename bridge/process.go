@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/leasedeck/leasedeck/redact"
 	"github.com/leasedeck/leasedeck/registry/wire"
 )
 
@@ -165,10 +164,10 @@ func (p *process) begin() Response {
 func (p *process) preTool() Response {
 	req, resp, opts := p.req, p.resp, p.opts
 	input, _ := req.ToolInput.(map[string]any)
-	// The summary a human reads is the call itself, redacted (secret
-	// detectors compile only when a text holds one of their hints).
-	call := wire.GateParams{Tool: req.Tool, Input: wire.DocOf(input), Summary: redact.Summary(req.Tool, input, 200),
-		MaxWaitMs: opts.MaxWait.Milliseconds()}
+	// The summary a human reads is derived by the registry from the call
+	// itself (redacted), never taken from the caller: none is sent, and
+	// the hook process never loads the secret detectors.
+	call := wire.GateParams{Tool: req.Tool, Input: wire.DocOf(input), MaxWaitMs: opts.MaxWait.Milliseconds()}
 	if req.AdmissionID == "" && !(req.Hook != nil && req.Hook.PermissionPhase) {
 		// One round trip: the registry resolves the session's turn.
 		bySession := call
@@ -217,7 +216,7 @@ func (p *process) postTool() Response {
 	resp.AdmissionID = aid
 	input, _ := req.ToolInput.(map[string]any)
 	rp := wire.ReportParams{AdmissionID: aid, Tool: req.Tool, Input: wire.DocOf(input),
-		Status: req.Status, Summary: redact.Summary(req.Tool, input, 200)}
+		Status: req.Status}
 	if d, ok := req.Result.(*ResultDigest); ok && d != nil {
 		rp.ResultHash = d.SHA256
 	} else if m, ok := req.Result.(map[string]any); ok {

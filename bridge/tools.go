@@ -1,13 +1,13 @@
 package bridge
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
 
 	"github.com/leasedeck/leasedeck/redact"
+	"github.com/leasedeck/leasedeck/registry/resources"
 )
 
 // The gate's tool vocabulary (DESIGN "Tool vocabulary and exit codes").
@@ -149,110 +149,13 @@ func translateClaude(client, name string, in map[string]any) (*ToolCall, error) 
 	return newCall(name, gate, out, in), nil
 }
 
-// ---- apply_patch ----
-
-// PatchOp is one file operation of an apply_patch patch.
-type PatchOp struct {
-	Kind   string // "add", "update", "delete"
-	Path   string
-	MoveTo string // update with "*** Move to:"
-}
-
-// ErrNoPatch is returned when text holds no "*** Begin Patch" envelope.
-var ErrNoPatch = errors.New("no '*** Begin Patch' envelope")
-
-// ParseApplyPatch reads the file headers of a Codex apply_patch patch:
-// "*** Add File: P", "*** Update File: P" (optionally followed by "*** Move
-// to: Q"), "*** Delete File: P". Hunk bodies are not interpreted: only which
-// files the patch writes matters to the gate. Any other "*** " header line
-// is an error, so that a patch format we do not understand is refused
-// rather than read as writing nothing.
-func ParseApplyPatch(text string) ([]PatchOp, error) {
-	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	begin := -1
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "*** Begin Patch" {
-			begin = i
-			break
-		}
-	}
-	if begin < 0 {
-		return nil, ErrNoPatch
-	}
-	var ops []PatchOp
-	header := func(l, prefix string) (string, bool) {
-		if !strings.HasPrefix(l, prefix) {
-			return "", false
-		}
-		return strings.TrimSpace(l[len(prefix):]), true
-	}
-	for n, raw := range lines[begin+1:] {
-		l := strings.TrimRight(raw, " \t")
-		if !strings.HasPrefix(l, "*** ") {
-			continue // hunk body: +, -, space, @@ lines
-		}
-		lineNo := begin + n + 2
-		if l == "*** End Patch" {
-			break
-		}
-		if l == "*** End of File" {
-			continue
-		}
-		var op PatchOp
-		if p, ok := header(l, "*** Add File:"); ok {
-			op = PatchOp{Kind: "add", Path: p}
-		} else if p, ok := header(l, "*** Update File:"); ok {
-			op = PatchOp{Kind: "update", Path: p}
-		} else if p, ok := header(l, "*** Delete File:"); ok {
-			op = PatchOp{Kind: "delete", Path: p}
-		} else if p, ok := header(l, "*** Move to:"); ok {
-			if len(ops) == 0 || ops[len(ops)-1].Kind != "update" || ops[len(ops)-1].MoveTo != "" {
-				return nil, fmt.Errorf("line %d: '*** Move to:' must follow an '*** Update File:' header", lineNo)
-			}
-			if p == "" {
-				return nil, fmt.Errorf("line %d: empty path in '*** Move to:'", lineNo)
-			}
-			ops[len(ops)-1].MoveTo = p
-			continue
-		} else {
-			return nil, fmt.Errorf("line %d: unknown patch header %q", lineNo, redact.Clip(l, 60))
-		}
-		if op.Path == "" {
-			return nil, fmt.Errorf("line %d: empty path in %q", lineNo, redact.Clip(l, 60))
-		}
-		ops = append(ops, op)
-	}
-	if len(ops) == 0 {
-		return nil, errors.New("patch names no file")
-	}
-	return ops, nil
-}
-
-// PatchWrites lists every path a patch writes, in order and without
-// repeats: added, updated and deleted files, and move destinations.
-func PatchWrites(ops []PatchOp) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(p string) {
-		if p != "" && !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	for _, op := range ops {
-		add(op.Path)
-		add(op.MoveTo)
-	}
-	return out
-}
-
 // translatePatch maps an apply_patch call onto Edit (the patch only updates
 // files in place) or Write (it creates, deletes or moves files, which
 // Claude Code's Edit cannot do). Every written file is in file_paths and in
 // Resources.Writes: a multi-file patch is one call, and checking only the
 // first path would let the rest through.
 func translatePatch(client, native, patch string, nativeInput any) (*ToolCall, error) {
-	ops, err := ParseApplyPatch(patch)
+	ops, err := resources.ParseApplyPatch(patch)
 	if err != nil {
 		return nil, toolError(client, native, "command", "cannot read the patch: "+err.Error())
 	}
@@ -262,7 +165,7 @@ func translatePatch(client, native, patch string, nativeInput any) (*ToolCall, e
 			gate = ToolWrite
 		}
 	}
-	writes := PatchWrites(ops)
+	writes := resources.PatchWrites(ops)
 	fp := make([]any, len(writes))
 	for i, w := range writes {
 		fp[i] = w
@@ -318,23 +221,6 @@ func commandOf(client, tool string, in map[string]any, keys ...string) (string, 
 		}
 	}
 	return "", nil, toolError(client, tool, keys[0], "missing (required)")
-}
-
-// shellPatch recognises a shell command that is an apply_patch invocation
-// ("apply_patch <<'EOF' … EOF", or argv ["apply_patch", patch]) and returns
-// the patch text. Codex runs these as patches, not as programs.
-func shellPatch(cmd string, argv []string) (string, bool) {
-	if len(argv) == 2 && (argv[0] == "apply_patch" || argv[0] == "applypatch") {
-		return argv[1], true
-	}
-	t := strings.TrimSpace(cmd)
-	for _, w := range []string{"apply_patch", "applypatch"} {
-		if strings.HasPrefix(t, w) && len(t) > len(w) && (t[len(w)] == ' ' || t[len(w)] == '\n' || t[len(w)] == '<') &&
-			strings.Contains(t, "*** Begin Patch") {
-			return t, true
-		}
-	}
-	return "", false
 }
 
 // urlRe finds http(s) URLs in free text (Gemini's web_fetch takes a prompt

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/leasedeck/leasedeck/approvals"
+	"github.com/leasedeck/leasedeck/redact"
 	"github.com/leasedeck/leasedeck/registry/record"
 )
 
@@ -22,7 +23,7 @@ func (s *Service) ask(ctx context.Context, req GateRequest, res GateResult) Gate
 		ApprovalID: id, LeaseID: req.LeaseID, Tool: req.Call.Tool,
 		Names: strings.Join(res.Approvals, " "), Deadline: FormatTime(deadline), Client: req.Client,
 	})
-	ask.Reasoning = res.Reason
+	ask.Reasoning = redact.OneLine(res.Reason, 500)
 	ask.RequestHash = req.InputHash
 	if err := s.appendAudit(ask); err != nil {
 		return GateAnswer{Verdict: VerdictDeny, Reason: "the approval request could not be recorded, so the call is refused: " + err.Error()}

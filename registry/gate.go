@@ -49,6 +49,14 @@ var toolAliases = map[string]string{"Task": "Agent", "Agent": "Task"}
 // left on the chain → approvals. covered reports whether a remembered
 // grant covers a set of approval names for this lease.
 func Evaluate(s *State, workspace, leaseID string, call ToolCall, now time.Time, covered func(leaseID string, names []string) bool) GateResult {
+	use, err := resources.FromToolCall(workspace, call.Tool, call.Input)
+	return EvaluateUse(s, leaseID, call, use, err, now, covered)
+}
+
+// EvaluateUse is Evaluate with the call's resources already derived
+// (resources.FromToolCall and its error), so that the costly part of a
+// decision can run before the registry's lock is taken.
+func EvaluateUse(s *State, leaseID string, call ToolCall, use resources.Use, err error, now time.Time, covered func(leaseID string, names []string) bool) GateResult {
 	if ok, why := s.Live(leaseID, now); !ok {
 		return GateResult{Verdict: VerdictBlock, Reason: why}
 	}
@@ -56,7 +64,6 @@ func Evaluate(s *State, workspace, leaseID string, call ToolCall, now time.Time,
 	if !contains(g.Allow.Tools, call.Tool) && !contains(g.Allow.Tools, toolAliases[call.Tool]) {
 		return GateResult{Verdict: VerdictDeny, Reason: fmt.Sprintf("tool %s is not in allow.tools (%s)", call.Tool, listOrNone(g.Allow.Tools))}
 	}
-	use, err := resources.FromToolCall(workspace, call.Tool, call.Input)
 	if err != nil {
 		return GateResult{Verdict: VerdictDeny, Reason: "cannot tell what the call touches, so it is refused: " + err.Error()}
 	}
@@ -121,6 +128,15 @@ func deniedBy(g *Manifest, use resources.Use) string {
 		for _, pat := range g.Deny.Paths {
 			if resources.MatchDenyPath(pat, p) {
 				return fmt.Sprintf("argument %s names a denied path (%s, deny.paths)", displayPath(p), pat)
+			}
+		}
+	}
+	// A search pattern (Glob, Grep's glob) that can match a denied path
+	// reads it.
+	for _, gl := range use.Globs {
+		for _, pat := range g.Deny.Paths {
+			if resources.MatchDenyGlob(pat, gl) {
+				return fmt.Sprintf("pattern %s can match a path denied by %s (deny.paths)", gl.Pattern, pat)
 			}
 		}
 	}

@@ -3,11 +3,10 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
 
+	"github.com/leasedeck/leasedeck/redact"
 	"github.com/leasedeck/leasedeck/registry/record"
-	"github.com/leasedeck/leasedeck/registry/resources"
 	"github.com/leasedeck/leasedeck/schemas"
 )
 
@@ -39,21 +38,34 @@ type GateAnswer struct {
 
 // Gate decides a tool call. A call that needs a human waits here until
 // the decision is durable, the deadline passes (deny) or ctx ends (deny).
+//
+// Everything that costs in proportion to the input — its size, the shell
+// parse, the secret scan, the summary, the hash — is done before the
+// registry's lock is taken, so one large call cannot stall every other
+// agent. The summary a human reads is derived here from the call itself
+// (redacted), never taken from the caller.
 func (s *Service) Gate(ctx context.Context, req GateRequest) GateAnswer {
 	now := s.Now()
+	facts := s.factsOf(req.Call)
+	req.Summary = facts.summary
 	if req.InputHash == "" {
-		req.InputHash = inputHash(req.Call)
+		if facts.tooBig != "" {
+			req.InputHash = plainHash(req.Call) // refused unread: no approval binds to it
+		} else {
+			req.InputHash = inputHash(req.Call)
+		}
 	}
 	if !req.DryRun {
 		if err := s.Health(); err != nil {
 			return GateAnswer{Verdict: VerdictDeny, Reason: err.Error()}
 		}
 	}
-	s.mu.Lock()
-	res := Evaluate(s.st, s.cfg.Workspace, req.LeaseID, req.Call, now, s.book.Covered)
-	if req.Summary == "" {
-		req.Summary = summarizeUse(req.Call.Tool, res.Use)
+	if facts.tooBig != "" {
+		return s.refuseCall(req, VerdictDeny, facts.tooBig)
 	}
+	s.mu.Lock()
+	res := EvaluateUse(s.st, req.LeaseID, req.Call, facts.use, facts.useErr, now, s.book.Covered)
+	res = s.cfg.Calls.apply(res, facts)
 	if res.Verdict == VerdictAllow || res.Verdict == VerdictAsk {
 		if why := s.reservedOut(req.LeaseID); why != "" {
 			res.Verdict, res.Reason = VerdictBlock, why
@@ -61,7 +73,12 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) GateAnswer {
 	}
 	if req.DryRun {
 		s.mu.Unlock()
-		return GateAnswer{Verdict: res.Verdict, Reason: res.Reason, Approvals: res.Approvals}
+		// A dry run is journaled like a call, so probing the gate shows.
+		ans := GateAnswer{Verdict: res.Verdict, Reason: res.Reason, Approvals: res.Approvals}
+		if err := s.recordGate(req, res.Verdict, res.Reason, ""); err != nil {
+			return GateAnswer{Verdict: VerdictDeny, Reason: "the check could not be recorded, so it answers deny: " + err.Error()}
+		}
+		return ans
 	}
 	switch res.Verdict {
 	case VerdictAllow:
@@ -73,11 +90,17 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) GateAnswer {
 		return s.ask(ctx, req, res)
 	default:
 		s.mu.Unlock()
-		if err := s.recordGate(req, res.Verdict, res.Reason, ""); err != nil {
-			return GateAnswer{Verdict: res.Verdict, Reason: res.Reason + " (and the decision could not be recorded: " + err.Error() + ")"}
-		}
-		return GateAnswer{Verdict: res.Verdict, Reason: res.Reason}
+		return s.refuseCall(req, res.Verdict, res.Reason)
 	}
+}
+
+// refuseCall records a refusal (or, for a dry run, the check) and answers
+// it.
+func (s *Service) refuseCall(req GateRequest, v Verdict, reason string) GateAnswer {
+	if err := s.recordGate(req, v, reason, ""); err != nil {
+		return GateAnswer{Verdict: v, Reason: reason + " (and the decision could not be recorded: " + err.Error() + ")"}
+	}
+	return GateAnswer{Verdict: v, Reason: reason}
 }
 
 // commitAllow records an allowed call (charging one step up the chain)
@@ -100,14 +123,25 @@ func (s *Service) recordGate(req GateRequest, v Verdict, reason, approvalID stri
 	}
 	d := record.Details{LeaseID: req.LeaseID, Tool: req.Call.Tool, Decision: string(v), Client: req.Client,
 		ApprovalID: approvalID, AdmissionID: req.admission}
-	if v == VerdictAllow {
+	switch {
+	case req.DryRun:
+		et, d.Extra = EventGateChecked, map[string]any{"dry_run": true}
+	case v == VerdictAllow:
 		d.Steps = record.Float(1)
 	}
 	rec := record.NewAudit(et, s.Now(), req.Summary, d)
-	rec.Reasoning = reason
+	// A reason may quote the call (a path, a command): never a secret.
+	rec.Reasoning = redact.OneLine(reason, 500)
 	rec.RequestHash = req.InputHash
 	rec.Outcome = map[Verdict]string{VerdictAllow: "success", VerdictDeny: "failure", VerdictBlock: "failure", VerdictAsk: "partial"}[v]
 	return s.appendAudit(rec)
+}
+
+// plainHash is the SHA-256 of the tool name and the input's JSON, for a
+// call too large to canonicalise cheaply.
+func plainHash(c ToolCall) string {
+	b, _ := json.Marshal(c.Input)
+	return schemas.SHA256Hex(append([]byte(c.Tool+"\x00"), b...))
 }
 
 // inputHash binds an approval to the exact tool call: the SHA-256 of the
@@ -119,33 +153,4 @@ func inputHash(c ToolCall) string {
 		return schemas.SHA256Hex(append([]byte(c.Tool+"\x00"), b...))
 	}
 	return h
-}
-
-// summarizeUse describes a call by what it touches, never by its raw
-// input (which may hold secrets or content): the programs it runs, the
-// paths it reads and writes, the hosts it reaches.
-func summarizeUse(tool string, u resources.Use) string {
-	var parts []string
-	if len(u.Executables) > 0 {
-		parts = append(parts, "runs "+strings.Join(u.Executables, ", "))
-	}
-	paths := func(verb string, ps []resources.PathRef) {
-		if len(ps) == 0 {
-			return
-		}
-		names := make([]string, 0, len(ps))
-		for _, p := range ps {
-			names = append(names, displayPath(p))
-		}
-		parts = append(parts, verb+" "+strings.Join(names, ", "))
-	}
-	paths("writes", u.Writes)
-	paths("reads", u.Reads)
-	if len(u.Hosts) > 0 {
-		parts = append(parts, "reaches "+strings.Join(u.Hosts, ", "))
-	}
-	if len(parts) == 0 {
-		return tool
-	}
-	return record.ClipField(tool+": "+strings.Join(parts, "; "), record.AuditSummary)
 }

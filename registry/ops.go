@@ -49,7 +49,7 @@ var opTable = []opSpec{
 	op(wire.OpStatus, wire.ReadOnly, "workspace, pid, key fingerprint, journal heads, pending approvals, health", (*Handler).opStatus),
 	op(wire.OpIssue, wire.Session, "issue a lease from `manifest` under `parent` (or the root policy); a refusal is an answer", (*Handler).opIssue),
 	op(wire.OpGate, wire.Session, "decide a tool call (`tool`, `input`) under `lease_id`, `admission_id` or `session`; waits while a human decides", (*Handler).opGate),
-	op(wire.OpCheck, wire.Session, "the same decision as gate, recording and spending nothing (`ask` when a human would decide)", (*Handler).opCheck),
+	op(wire.OpCheck, wire.Session, "the same decision as gate, spending nothing, journaled as a check (`ask` when a human would decide)", (*Handler).opCheck),
 	op(wire.OpUsage, wire.Session, "charge `tokens` and `cost_usd` (with their `source`) to `lease_id` and its ancestors", (*Handler).opUsage),
 	op(wire.OpFinish, wire.Session, "end `lease_id`: `status` \"completed\", or \"stopped\" (operator only)", (*Handler).opFinish),
 	op(wire.OpLeases, wire.ReadOnly, "list every lease and refusal", (*Handler).opLeases),

@@ -25,8 +25,11 @@ type Config struct {
 	Root              *Manifest // the root policy every parentless manifest narrows against
 	DefaultLifetime   time.Duration
 	ApprovalTimeout   time.Duration
-	SessionID         string           // issuer_session_id; default: a fresh id per start
-	Now               func() time.Time // default time.Now
+	// Calls are the rules every call is held to beyond its lease
+	// (protected writes, credentials held for a human).
+	Calls     CallRules
+	SessionID string           // issuer_session_id; default: a fresh id per start
+	Now       func() time.Time // default time.Now
 }
 
 // Service is the long-running registry: the only thing that issues

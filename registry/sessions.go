@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasedeck/leasedeck/redact"
 	"github.com/leasedeck/leasedeck/registry/record"
 	"github.com/leasedeck/leasedeck/registry/resources"
 )
@@ -274,17 +275,17 @@ func (s *Service) Report(admissionID string, call ToolCall, status, resultHash, 
 		return ReportResult{}, err
 	}
 	var out ReportResult
+	// As for the gate: derived before the lock, the summary from the call
+	// itself (redacted); an input too large for the gate was never allowed.
+	summary = redact.Summary(call.Tool, call.Input, 200)
+	var writes []resources.PathRef
+	if oversize(call) == "" {
+		if use, err := resources.FromToolCall(s.cfg.Workspace, call.Tool, call.Input); err == nil {
+			writes = use.Writes
+		}
+	}
 	s.mu.Lock()
 	l := s.st.Leases[a.LeaseID]
-	var writes []resources.PathRef
-	if use, err := resources.FromToolCall(s.cfg.Workspace, call.Tool, call.Input); err == nil {
-		writes = use.Writes
-		if summary == "" {
-			summary = summarizeUse(call.Tool, use)
-		}
-	} else if summary == "" {
-		summary = call.Tool
-	}
 	if l != nil && l.Granted != nil && status != "denied" && status != "error" {
 		for _, w := range writes {
 			if !w.Inside || !matchAny(l.Granted.Allow.WritePaths, w.Rel) || deniedPath(l.Granted, w) {

@@ -103,7 +103,7 @@ func TestFeederReportsABrokenChain(t *testing.T) {
 	// Edit one line in place (same length): its mac no longer matches.
 	p := filepath.Join(cp, journal.AuditFile)
 	b, _ := os.ReadFile(p)
-	b = bytes.Replace(b, []byte(`reads src/payments/charge.go`), []byte(`reads src/payments/chargf.go`), 1)
+	b = bytes.Replace(b, []byte(`src/payments/charge.go`), []byte(`src/payments/chargf.go`), 1)
 	os.WriteFile(p, b, 0o600)
 	m := startFeeder(t, cp, testKeyBytes).next(t)
 	if len(m.Breaks) == 0 || !strings.Contains(strings.Join(m.Breaks, "\n"), "mac mismatch") {

@@ -36,8 +36,8 @@ var devCommands = []string{"git", "go", "gofmt", "make", "node", "npm", "npx", "
 // itself, see ImplicitDenyPaths) and every client's hook settings, so no
 // agent can touch the evidence, the key, its own hooks or the cockpit.
 var protectedPaths = []string{".leasedeck/**", "~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/leasedeck/**",
-	".claude/settings.json", ".claude/settings.local.json", ".codex/**", ".gemini/**", ".github/hooks/**", ".vscode/settings.json",
-	"~/.claude/settings.json", "~/.claude/settings.local.json", "~/.codex/**", "~/.gemini/**"}
+	".claude/settings*.json", ".codex/**", ".gemini/**", ".github/hooks/**", ".vscode/settings.json",
+	"~/.claude/settings*.json", "~/.claude.json", "~/.codex/**", "~/.gemini/**"}
 
 func list(s []string) []any {
 	out := make([]any, len(s))
@@ -69,6 +69,8 @@ func DefaultPolicy() map[string]any {
 		"default_lifetime_ms": int64(DefaultLifetimeMs),
 		"approval_timeout_ms": int64(ApprovalTimeoutMs),
 		"mode":                "enforce",
+		"protected_writes":    list(DefaultProtectedWrites),
+		"hold_secrets":        true,
 	}
 }
 

@@ -107,6 +107,8 @@ type Settings struct {
 	DefaultLifetime time.Duration
 	ApprovalTimeout time.Duration
 	Mode            string // "enforce" or "observe"
+	// Calls are protected_writes and hold_secrets (see parseCallRules).
+	Calls registry.CallRules
 }
 
 // Default settings written by init.
@@ -188,6 +190,9 @@ func parseSettings(path string, b []byte) (Settings, error) {
 			return Settings{}, &PolicyError{Path: path, Pointer: "/mode", Msg: `expected "enforce" or "observe"`}
 		}
 		s.Mode = mode
+	}
+	if s.Calls, err = parseCallRules(path, obj); err != nil {
+		return Settings{}, err
 	}
 	return s, nil
 }

@@ -125,7 +125,7 @@ func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Se
 	svc, err := registry.Open(registry.Config{
 		Workspace: w.Root, JournalDir: w.JournalDir(), LockPath: w.LockPath(), Key: key,
 		HeadPath: w.HeadPath(), CheckpointKeyPath: w.CheckpointKeyPath(),
-		Root: settings.Root, DefaultLifetime: settings.DefaultLifetime, ApprovalTimeout: settings.ApprovalTimeout,
+		Root: settings.Root, DefaultLifetime: settings.DefaultLifetime, ApprovalTimeout: settings.ApprovalTimeout, Calls: settings.Calls,
 	})
 	if err != nil {
 		var locked *journal.LockedError

@@ -24,6 +24,9 @@ type Use struct {
 	// Mentions are a shell command's arguments resolved as paths: not
 	// known to be read or written, but checked against deny.paths.
 	Mentions []PathRef `json:"mentions,omitempty"`
+	// Globs are the file patterns a Glob or Grep call searches: checked
+	// against deny.paths for every file they could match.
+	Globs []GlobRef `json:"globs,omitempty"`
 }
 
 // FieldError is a tool input the gate cannot use. Pointer is the JSON pointer
@@ -51,7 +54,9 @@ func fieldErr(pointer, format string, args ...any) error {
 //   - Read (file_path): one read.
 //   - Glob, Grep (path, default the workspace): one read. For Glob, the
 //     literal leading directories of pattern are appended to path, so
-//     {"pattern": "../../etc/*"} reads ../../etc, not the workspace.
+//     {"pattern": "../../etc/*"} reads ../../etc, not the workspace. The
+//     Glob tool's pattern and the Grep tool's glob become Globs (a Grep
+//     glob without a slash matches at any depth, as ripgrep's does).
 //   - WebFetch (url): one host.
 //   - WebSearch: the hosts of allowed_domains when present, else none.
 //   - Agent and its alias Task: no resources.
@@ -130,6 +135,20 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 		}
 		use.Executables = sh.Executables
 		use.PipesIntoInterpreter = sh.PipesIntoInterpreter
+		// A line that runs apply_patch (Codex's patch tool, also a program
+		// on its PATH) writes the files its patches name; a patch the gate
+		// cannot read (from a file, a variable) could write anything.
+		if contains(sh.Executables, "apply_patch") || contains(sh.Executables, "applypatch") {
+			writes, err := patchWritesIn(cmd)
+			if err != nil {
+				return Use{}, &FieldError{Pointer: "/command", Err: fmt.Errorf("apply_patch: %w", err)}
+			}
+			for _, w := range writes {
+				if err := addWrite("/command", w); err != nil {
+					return Use{}, err
+				}
+			}
+		}
 		for _, o := range sh.WriteOperands {
 			if err := addWrite("/command", o); err != nil {
 				return Use{}, err
@@ -198,26 +217,7 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 			return Use{}, fieldErr("/notebook_path", "required string is missing")
 		}
 	case "Glob", "Grep":
-		p, ok, err := optionalString(input, "path")
-		if err != nil {
-			return Use{}, err
-		}
-		if !ok || p == "" {
-			p = "."
-		}
-		pointer := "/path"
-		if tool == "Glob" {
-			pattern, ok, err := optionalString(input, "pattern")
-			if err != nil {
-				return Use{}, err
-			}
-			if ok {
-				if base := globBase(pattern); base != "" {
-					p, pointer = joinToolPath(p, base), "/pattern"
-				}
-			}
-		}
-		if err := addRead(pointer, p); err != nil {
+		if err := globUse(&use, workspace, tool, input, addRead); err != nil {
 			return Use{}, err
 		}
 	case "WebFetch":
@@ -350,4 +350,55 @@ func stringList(input map[string]any, name string) ([]string, error) {
 		return out, nil
 	}
 	return nil, fieldErr("/"+name, "must be an array of strings")
+}
+
+// globUse derives what a Glob or Grep call reads: the directory it searches
+// (path, with a Glob pattern's literal leading directories) and the
+// patterns it matches files with.
+func globUse(use *Use, workspace, tool string, input map[string]any, addRead func(pointer, p string) error) error {
+	p, ok, err := optionalString(input, "path")
+	if err != nil {
+		return err
+	}
+	if !ok || p == "" {
+		p = "."
+	}
+	name := "glob"
+	if tool == "Glob" {
+		name = "pattern"
+	}
+	pattern, hasPattern, err := optionalString(input, name)
+	if err != nil {
+		return err
+	}
+	if tool == "Grep" && hasPattern && !strings.Contains(pattern, "/") {
+		pattern = "**/" + pattern // ripgrep: a glob without a slash matches any depth
+	}
+	dir, pointer, rest := p, "/path", ""
+	if hasPattern && pattern != "" {
+		base := globBase(pattern)
+		if base != "" {
+			dir, pointer = joinToolPath(p, base), "/"+name
+		}
+		rest = strings.TrimPrefix(strings.TrimPrefix(pattern, base), "/")
+		if filepath.IsAbs(pattern) && base == "" {
+			dir = "/"
+		}
+	}
+	if err := addRead(pointer, dir); err != nil {
+		return err
+	}
+	if rest == "" {
+		return nil
+	}
+	ref, err := ResolvePath(workspace, dir)
+	if err != nil {
+		return &FieldError{Pointer: "/" + name, Err: err}
+	}
+	use.Globs = append(use.Globs, globRef(pattern, ref, rest))
+	if ref.lexAbs != "" && ref.lexAbs != ref.Abs {
+		lex := PathRef{Rel: ref.lexRel, Abs: ref.lexAbs, Home: ref.lexHome, Inside: ref.lexRel != ""}
+		use.Globs = append(use.Globs, globRef(pattern, lex, rest))
+	}
+	return nil
 }

@@ -1,0 +1,260 @@
+package registry
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/leasedeck/leasedeck/redact"
+	"github.com/leasedeck/leasedeck/registry/resources"
+)
+
+// CallRules are what every call is held to beyond its lease: deployment
+// settings from policy.json, which no manifest can widen.
+type CallRules struct {
+	// ProtectedWrites are globs (workspace- or home-relative, as deny
+	// paths) that no lease may write: files that make a later, ordinary
+	// command run a program (git hooks, CI workflows, editor tasks, MCP
+	// servers). ImplicitProtectedWrites apply as well, whatever this says.
+	ProtectedWrites []string
+	// PassSecrets lets a call that carries a credential run without a
+	// human seeing it first (policy.json "hold_secrets": false).
+	PassSecrets bool
+}
+
+// ImplicitProtectedWrites are written by no lease whatever policy.json
+// says: leasedeck's own workspace files and every client's hook
+// configuration. A write there changes what decides the next call, or what
+// runs around it.
+var ImplicitProtectedWrites = []string{
+	".leasedeck/**",
+	".claude/settings*.json", "~/.claude/settings*.json",
+	".codex/**", "~/.codex/**",
+	".gemini/settings.json", "~/.gemini/settings.json",
+	".github/hooks/**", ".vscode/settings.json",
+}
+
+// MaxCallInput is the most the gate reads of a call's input: the bytes of
+// its strings and member names, except file content (MaxCallContent). A
+// larger input is refused before it is parsed, so no single call can hold
+// the registry (a 3 MB shell line took seconds to parse).
+const MaxCallInput = 64 << 10
+
+// MaxCallContent bounds the file content a Write, Edit, MultiEdit or
+// NotebookEdit carries. Content is never parsed, only scanned for secrets.
+const MaxCallContent = 1 << 20
+
+// contentMembers hold file content, not anything the gate parses.
+var contentMembers = map[string]bool{"content": true, "old_string": true, "new_string": true, "edits": true,
+	"new_source": true, "patch": true}
+
+// EventGateChecked is a dry-run gate decision (`check`): journaled, so
+// that probing the gate is visible, and never charged.
+const EventGateChecked = "leasedeck.gate.checked"
+
+// oversize says why a call's input is too large to read, or "".
+func oversize(call ToolCall) string {
+	var parsed, content int
+	for k, v := range call.Input {
+		n := inputBytes(v, MaxCallContent+1)
+		if contentMembers[k] && isFileTool(call.Tool) {
+			content += n
+		} else {
+			parsed += len(k) + n
+		}
+	}
+	switch {
+	case parsed > MaxCallInput:
+		return fmt.Sprintf("the tool input is over %d KiB, the most the gate reads, so it is refused unread", MaxCallInput>>10)
+	case content > MaxCallContent:
+		return fmt.Sprintf("the file content is over %d MiB, the most the gate scans, so it is refused unread", MaxCallContent>>20)
+	}
+	return ""
+}
+
+func isFileTool(tool string) bool {
+	switch tool {
+	case "Write", "Edit", "MultiEdit", "NotebookEdit":
+		return true
+	}
+	return false
+}
+
+// inputBytes counts the bytes of the strings and member names in v,
+// stopping once past limit.
+func inputBytes(v any, limit int) int {
+	switch x := v.(type) {
+	case string:
+		return len(x)
+	case map[string]any:
+		n := 0
+		for k, e := range x {
+			n += len(k) + inputBytes(e, limit-n)
+			if n > limit {
+				return n
+			}
+		}
+		return n
+	case []any:
+		n := 0
+		for _, e := range x {
+			n += 1 + inputBytes(e, limit-n)
+			if n > limit {
+				return n
+			}
+		}
+		return n
+	}
+	return 8
+}
+
+// callFacts are what the gate learns from a call before it takes the
+// registry's lock: its resources, the credentials in it and the summary
+// a human reads. Deriving them is the expensive part of a decision.
+type callFacts struct {
+	use     resources.Use
+	useErr  error
+	secrets []redact.Finding
+	masked  any // the input with every secret replaced
+	summary string
+	tooBig  string
+}
+
+func (s *Service) factsOf(call ToolCall) callFacts {
+	f := callFacts{tooBig: oversize(call)}
+	f.summary = redact.Summary(call.Tool, call.Input, 200)
+	if f.tooBig != "" {
+		return f
+	}
+	f.use, f.useErr = resources.FromToolCall(s.cfg.Workspace, call.Tool, call.Input)
+	if !s.cfg.Calls.PassSecrets {
+		f.masked, f.secrets = redact.RedactValue(call.Input)
+	}
+	return f
+}
+
+// apply holds res to the call rules: a protected write is refused (deny
+// beats everything), and a call that would run while carrying a
+// credential is held for a human, who is shown it masked.
+func (r CallRules) apply(res GateResult, f callFacts) GateResult {
+	if res.Verdict != VerdictAllow && res.Verdict != VerdictAsk {
+		return res
+	}
+	if why := r.protectedWrite(res.Use); why != "" {
+		res.Verdict, res.Reason, res.Approvals = VerdictDeny, why, nil
+		return res
+	}
+	if len(f.secrets) == 0 {
+		return res
+	}
+	names := append([]string(nil), res.Approvals...)
+	for _, fd := range f.secrets {
+		if n := "secret:" + fd.Kind; !contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	why := "the call carries what looks like a credential (" + describeSecrets(f) + "), so a human must see it before it runs"
+	if res.Verdict == VerdictAsk {
+		why += "; and " + res.Reason
+	}
+	res.Verdict, res.Reason, res.Approvals = VerdictAsk, why, names
+	return res
+}
+
+// protectedWrite names the first write of use that touches a protected
+// path, or returns "".
+func (r CallRules) protectedWrite(use resources.Use) string {
+	for _, list := range [][]string{ImplicitProtectedWrites, r.ProtectedWrites} {
+		for _, p := range use.Writes {
+			for _, pat := range list {
+				if resources.WriteTouches(pat, p) {
+					return fmt.Sprintf("write to %s is refused: %s is protected (a change there decides what runs later)", displayPath(p), pat)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// describeSecrets says what was found where, with the masked text around
+// the first finding: never the secret itself.
+func describeSecrets(f callFacts) string {
+	var parts []string
+	for _, fd := range f.secrets {
+		where := fd.Kind
+		if fd.Path != "" {
+			where += " in " + fd.Path
+		}
+		if !contains(parts, where) {
+			parts = append(parts, where)
+		}
+	}
+	if len(parts) > 3 {
+		parts = append(parts[:3], fmt.Sprintf("+%d more", len(parts)-3))
+	}
+	out := strings.Join(parts, ", ")
+	if ex := maskedExcerpt(f.masked, f.secrets[0].Path); ex != "" {
+		out += ": " + ex
+	}
+	return out
+}
+
+// maskedExcerpt is the masked string at pointer, cut to the text around
+// its first redaction.
+func maskedExcerpt(masked any, pointer string) string {
+	s, ok := atPointer(masked, pointer).(string)
+	if !ok {
+		return ""
+	}
+	i := strings.Index(s, redact.Redacted)
+	if i < 0 {
+		return ""
+	}
+	from, to := i-60, i+len(redact.Redacted)+60
+	if from < 0 {
+		from = 0
+	}
+	if to > len(s) {
+		to = len(s)
+	}
+	for from > 0 && !utf8.RuneStart(s[from]) {
+		from--
+	}
+	for to < len(s) && !utf8.RuneStart(s[to]) {
+		to++
+	}
+	ex := redact.OneLine(s[from:to], 160)
+	if from > 0 {
+		ex = "…" + ex
+	}
+	if to < len(s) {
+		ex += "…"
+	}
+	return ex
+}
+
+// atPointer resolves a JSON pointer (as redact.Finding.Path) in v.
+func atPointer(v any, pointer string) any {
+	if pointer == "" {
+		return v
+	}
+	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
