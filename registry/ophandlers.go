@@ -35,7 +35,7 @@ func (h *Handler) opCheck(ctx context.Context, c *call, p *wire.CheckParams) (wi
 	return h.gate(ctx, c, wire.OpCheck, &gp)
 }
 
-func (h *Handler) gate(ctx context.Context, _ *call, op wire.Op, p *wire.GateParams) (wire.GateAnswer, *wire.Error) {
+func (h *Handler) gate(ctx context.Context, c *call, op wire.Op, p *wire.GateParams) (wire.GateAnswer, *wire.Error) {
 	s := h.svc
 	if (p.LeaseID == "" && p.AdmissionID == "" && p.Session == "") || p.Tool == "" {
 		return wire.GateAnswer{}, bad("%s needs lease_id (or admission_id, or session) and tool", op)
@@ -51,7 +51,7 @@ func (h *Handler) gate(ctx context.Context, _ *call, op wire.Op, p *wire.GatePar
 		// A hook names its session, not an admission: resolve the
 		// session's current turn here, saving the hook a round trip.
 		a, err := s.Admit(AdmitRequest{Client: p.Client, Session: p.Session, ParentSession: p.ParentSession,
-			AgentName: p.AgentName, Resume: true})
+			AgentName: p.AgentName, Resume: true, RunTicket: c.env.RunTicket})
 		if err != nil {
 			return wire.GateAnswer{}, mapErr(err)
 		}
@@ -132,9 +132,10 @@ func (h *Handler) opApprovals(_ context.Context, _ *call, _ *wire.Empty) (wire.A
 	return out, nil
 }
 
-func (h *Handler) opAdmit(_ context.Context, _ *call, p *wire.AdmitParams) (wire.AdmitResult, *wire.Error) {
+func (h *Handler) opAdmit(_ context.Context, c *call, p *wire.AdmitParams) (wire.AdmitResult, *wire.Error) {
 	res, err := h.svc.Admit(AdmitRequest{Client: p.Client, Session: p.Session, ParentSession: p.ParentSession,
-		AgentName: p.AgentName, Manifest: p.Manifest.V, Prompt: p.Prompt, Turn: p.Turn, Resume: p.Resume, NoTurn: p.NoTurn})
+		AgentName: p.AgentName, Manifest: p.Manifest.V, Prompt: p.Prompt, Turn: p.Turn, Resume: p.Resume, NoTurn: p.NoTurn,
+		RunTicket: c.env.RunTicket})
 	if err != nil && !res.Allowed && res.Reason == "" {
 		return wire.AdmitResult{}, mapErr(err)
 	}

@@ -61,6 +61,11 @@ var opTable = []opSpec{
 	op(wire.OpTelemetry, wire.Session, "record a turn's usage; figures with an accurate `source` are charged", (*Handler).opTelemetry),
 	op(wire.OpEndSession, wire.Session, "end `session`: finalize its open turn, complete its lease and live subtree", (*Handler).opEndSession),
 	op(wire.OpFinalize, wire.Session, "end the turn `admission_id` and certify it", (*Handler).opFinalize),
+	op(wire.OpRunBegin, wire.Operator, "issue a confined run's session lease from the `client`'s `manifest`; answers the lease and the run ticket its tree's hooks present", (*Handler).opRunBegin),
+	op(wire.OpRunConfined, wire.Operator, "record how the run's tree under `lease_id` is held (`confined`, `landlock_abi`, `mount_namespace`, `network`, or the `reason` it is not)", (*Handler).opRunConfined),
+	op(wire.OpRunLive, wire.Operator, "whether the run's `lease_id` may still act: live on its whole chain, with budget left", (*Handler).opRunLive),
+	op(wire.OpRunEnd, wire.Operator, "record the end of the run under `lease_id` (`exit_code`, `stopped`, `reason`); closes its ticket and completes its lease", (*Handler).opRunEnd),
+	op(wire.OpEgress, wire.Operator, "journal one egress connection of the run under `lease_id` (`phase`, `host`, `port`, `allowed`, `reason`, bytes)", (*Handler).opEgress),
 	op(wire.OpDecide, wire.Operator, "approve or deny a pending approval (`outcome`, `scope` once or lease, `reason`)", (*Handler).opDecide),
 }
 

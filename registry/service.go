@@ -52,6 +52,8 @@ type Service struct {
 	inflightSteps    map[string]float64
 	inflightChildren map[string]int
 
+	runs runBook // confined runs (confined.go)
+
 	foldErr  error // set when replay found records that do not fold
 	stop     chan struct{}
 	done     chan struct{}

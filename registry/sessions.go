@@ -75,6 +75,9 @@ type AdmitRequest struct {
 	// turn: a client's SessionStart, whose first turn begins with the
 	// first prompt. An empty turn would never be finalized.
 	NoTurn bool
+	// RunTicket is the ticket of the confined run the hook runs in
+	// (RunTicketEnv): the session's lease is issued under the run's.
+	RunTicket string
 }
 
 // AdmitResult is the admission and the lease it runs under.
@@ -121,6 +124,15 @@ func (s *Service) Admit(req AdmitRequest) (AdmitResult, error) {
 		}
 		parentLease = ps.LeaseID
 	}
+	s.mu.Unlock()
+	runLease, err := s.runParent(req.RunTicket, leaseID)
+	if err != nil {
+		return AdmitResult{Allowed: false, Reason: err.Error()}, nil
+	}
+	if runLease != "" && parentLease == "" && leaseID == "" {
+		parentLease = runLease
+	}
+	s.mu.Lock()
 	if req.Resume && leaseID != "" && sess.Current != "" {
 		if a := s.st.Admissions[sess.Current]; a != nil && a.Finalized == "" {
 			s.mu.Unlock()

@@ -32,6 +32,9 @@ type LeaseView struct {
 	Lease         map[string]any     `json:"lease,omitempty"`    // the signed lease (View only)
 	Declared      map[string]any     `json:"declared,omitempty"` // (View only)
 	LastDecisions []GateEvent        `json:"activity,omitempty"` // (View only)
+	// Confinement: whether the lease's process tree is held in the
+	// kernel, and by what (confined.go); absent outside a run.
+	Confinement *Confinement `json:"confinement,omitempty"`
 }
 
 // View renders one lease for display at now; full adds the signed lease,
@@ -79,7 +82,9 @@ func (s *Service) Views() []LeaseView {
 	defer s.mu.Unlock()
 	out := make([]LeaseView, 0, len(s.st.Order))
 	for _, l := range s.st.Sorted() {
-		out = append(out, s.st.View(l, now, false))
+		v := s.st.View(l, now, false)
+		v.Confinement = s.confinementLocked(l.ID)
+		out = append(out, v)
 	}
 	return out
 }
@@ -93,7 +98,9 @@ func (s *Service) View(id string) (LeaseView, bool) {
 	if l == nil {
 		return LeaseView{}, false
 	}
-	return s.st.View(l, now, true), true
+	v := s.st.View(l, now, true)
+	v.Confinement = s.confinementLocked(l.ID)
+	return v, true
 }
 
 // ApprovalView is a pending request as the socket lists it.

@@ -67,6 +67,7 @@ func connect(flagValue string, dirs ...string) *bridgeTarget {
 		t.why = fmt.Sprintf("no registry is running in %s", t.ws.Root)
 		return t
 	}
+	c.SetRunTicket(os.Getenv(wire.RunTicketEnv))
 	t.client = c
 	return t
 }

@@ -11,6 +11,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/leasedeck/leasedeck/confine"
 )
 
 // Exit codes, the same for every subcommand (README, "Exit codes").
@@ -66,6 +68,7 @@ func init() {
 		"bridge":      {"answer one lifecycle request (stdin → stdout JSON) through the registry", runBridge},
 		"hook":        {"answer a client's native hook (claude-code, codex, gemini, vscode)", runHook},
 		"install":     {"write or merge a client's hook configuration", runInstall},
+		"run":         {"run a client confined by its session lease (Landlock, egress proxy, revocation)", runRun},
 		"journal":     {"verify the journal offline, or tail it (--follow, --json)", func(args []string, e *env) int { return runJournal(args, e.stdin, e.stdout, e.stderr) }},
 		"help":        {"show this help", nil},
 	}
@@ -76,6 +79,9 @@ func main() {
 }
 
 func run(args []string, e *env) int {
+	if len(args) > 0 && args[0] == confine.StageArg {
+		confine.RunStage() // exits
+	}
 	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help") {
 		return runCockpit(args, e)
 	}

@@ -25,6 +25,7 @@ type Client struct {
 
 	token      string
 	capability string
+	runTicket  string
 }
 
 // Dial connects to the registry socket at path within timeout. Any
@@ -85,7 +86,7 @@ func call[P, R any](ctx context.Context, c *Client, op Op, params P) (R, error) 
 		return out, c.broken
 	}
 	c.next++
-	env, _ := json.Marshal(Envelope{ID: json.RawMessage(strconv.Itoa(c.next)), Op: op, Token: c.token, Capability: c.capability})
+	env, _ := json.Marshal(Envelope{ID: json.RawMessage(strconv.Itoa(c.next)), Op: op, Token: c.token, Capability: c.capability, RunTicket: c.runTicket})
 	msg := make([]byte, 0, len(env)+len(body)+2)
 	msg = append(msg, env[:len(env)-1]...)
 	if !bytes.Equal(body, []byte("{}")) {

@@ -20,6 +20,10 @@ type Envelope struct {
 	// Capability is the session capability admit handed back when the
 	// session began; Session ops present it.
 	Capability string `json:"capability,omitempty"`
+	// RunTicket is the ticket of the confined run the caller runs in
+	// (`leasedeck run`): a session admitted with it gets its lease under
+	// the run's.
+	RunTicket string `json:"run_ticket,omitempty"`
 }
 
 // Response answers one message.

@@ -27,6 +27,9 @@ type LeaseView struct {
 	Lease        map[string]any     `json:"lease,omitempty"`    // the signed lease (lease only)
 	Declared     map[string]any     `json:"declared,omitempty"` // (lease only)
 	Activity     []GateEvent        `json:"activity,omitempty"` // recent gate decisions (lease only)
+	// Confinement: whether the lease's process tree is held in the kernel,
+	// and by what; absent outside a confined run.
+	Confinement *Confinement `json:"confinement,omitempty"`
 }
 
 // GateEvent is one gate decision in a lease's activity.
