@@ -94,6 +94,10 @@ var credentialDirs = []string{"~/.ssh", "~/.aws", "~/.gnupg"}
 // when it cannot read its global configuration.
 var userConfig = []string{"~/.gitconfig", "~/.config/git"}
 
+// toolchains are per-user installs of interpreters and tools (pyenv and
+// nvm shims, cargo, go), readable and executable, never writable.
+var toolchains = []string{"~/.local/bin", "~/.pyenv", "~/.nvm", "~/.volta", "~/.cargo/bin", "~/.rustup", "~/go/bin", "~/.bun", "~/.deno"}
+
 // gitProtected are never writable: a hook or a config entry there runs
 // code outside the confinement the next time the human runs git.
 var gitProtected = []string{".git/hooks", ".git/config"}
@@ -129,6 +133,9 @@ func SpecFor(in Inputs, prof Profile) (Spec, error) {
 	}
 	for _, f := range userConfig {
 		spec.Rules = append(spec.Rules, Rule{Path: exp(f), Access: Read})
+	}
+	for _, d := range toolchains {
+		spec.Rules = append(spec.Rules, Rule{Path: exp(d), Access: Read | Exec})
 	}
 	for _, d := range prof.Caches {
 		spec.Rules = append(spec.Rules, Rule{Path: exp(d), Access: Read})
