@@ -100,16 +100,16 @@ func newConfinedWS(t *testing.T, writePaths []string) *confinedWS {
 
 // protectedFiles must be byte-for-byte the same after any attack.
 func (c *confinedWS) protectedFiles() []string {
-	tok := filepath.Join(c.dir, ".cfg", "leasedeck", "tokens")
-	ents, _ := os.ReadDir(tok)
 	out := []string{
 		filepath.Join(c.dir, ".leasedeck", "policy.json"), filepath.Join(c.dir, ".leasedeck", "agents", "claude-code.json"),
-		filepath.Join(c.dir, ".leasedeck", "key"), filepath.Join(c.dir, ".claude", "settings.json"),
-		filepath.Join(c.home, ".claude", "settings.json"), filepath.Join(c.dir, ".git", "config"),
-		filepath.Join(c.home, ".ssh", "id_rsa"), filepath.Join(c.dir, ".env"),
+		filepath.Join(c.dir, ".claude", "settings.json"), filepath.Join(c.home, ".claude", "settings.json"),
+		filepath.Join(c.dir, ".git", "config"), filepath.Join(c.home, ".ssh", "id_rsa"), filepath.Join(c.dir, ".env"),
 	}
-	for _, e := range ents {
-		out = append(out, filepath.Join(tok, e.Name()))
+	secrets, _ := filepath.Glob(filepath.Join(c.state, "leasedeck", "*", "*"))
+	for _, p := range secrets {
+		if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+			out = append(out, p)
+		}
 	}
 	return out
 }
@@ -123,12 +123,13 @@ func digest(t *testing.T, p string) string {
 	return hex.EncodeToString(s[:])
 }
 
-func (c *confinedWS) tokenFile(t *testing.T) string {
-	ents, _ := os.ReadDir(filepath.Join(c.dir, ".cfg", "leasedeck", "tokens"))
-	if len(ents) != 1 {
-		t.Fatalf("expected one operator token, found %d", len(ents))
+// stateFile is one of leasedeck's secrets in the state directory.
+func (c *confinedWS) stateFile(t *testing.T, name string) string {
+	m, _ := filepath.Glob(filepath.Join(c.state, "leasedeck", "*", name))
+	if len(m) != 1 {
+		t.Fatalf("expected one %s in the state directory, found %d", name, len(m))
 	}
-	return filepath.Join(c.dir, ".cfg", "leasedeck", "tokens", ents[0].Name())
+	return m[0]
 }
 
 // The shell and the Python attack scripts print NAME:ok or NAME:fail (with
@@ -138,7 +139,7 @@ try() { name=$1; shift; if "$@" >/dev/null 2>&1; then echo "$name:ok"; else echo
 try write_outside sh -c "echo x > $OUT/outside.txt"
 try read_ssh cat "$HOME/.ssh/id_rsa"
 try read_aws cat "$HOME/.aws/credentials"
-try read_key cat "$WS/.leasedeck/key"
+try read_key cat "$KEY"
 try read_token cat "$TOKEN"
 try read_denied cat "$WS/.env"
 try edit_policy sh -c "echo x >> $WS/.leasedeck/policy.json"
@@ -160,7 +161,7 @@ try allowed_fetch curl -fsS --max-time 5 http://127.0.0.1:$UP/
 
 const pythonAttack = `
 import os, socket, sys, subprocess, urllib.request
-WS, HOME, OUT, TOKEN, UP = (os.environ[k] for k in ("WS", "HOME", "OUT", "TOKEN", "UP"))
+WS, HOME, OUT, TOKEN, KEY, UP = (os.environ[k] for k in ("WS", "HOME", "OUT", "TOKEN", "KEY", "UP"))
 def attempt(name, fn):
     try:
         fn()
@@ -184,14 +185,14 @@ def git():
     subprocess.run(["git", "-C", WS, "config", "core.hooksPath", "/tmp"], check=True, capture_output=True)
 attempt("py_write_outside", lambda: write(OUT + "/py-outside.txt"))
 attempt("py_read_ssh", lambda: read(HOME + "/.ssh/id_rsa"))
-attempt("py_read_key", lambda: read(WS + "/.leasedeck/key"))
+attempt("py_read_key", lambda: read(KEY))
 attempt("py_read_token", lambda: read(TOKEN))
 attempt("py_read_denied", lambda: read(WS + "/.env"))
 attempt("py_edit_policy", lambda: write(WS + "/.leasedeck/policy.json", "a"))
 attempt("py_edit_ws_hooks", lambda: write(WS + "/.claude/settings.json"))
 attempt("py_edit_user_hooks", lambda: write(HOME + "/.claude/settings.json"))
 attempt("py_git_hookspath", git)
-attempt("py_rename_key", lambda: os.rename(WS + "/.leasedeck/key", WS + "/src/key"))
+attempt("py_rename_policy", lambda: os.rename(WS + "/.leasedeck/policy.json", WS + "/src/key"))
 attempt("py_direct_tcp", connect)
 attempt("py_proxy_unlisted", lambda: fetch("http://example.com/"))
 attempt("py_allowed_write", lambda: write(WS + "/src/py-new.txt"))
@@ -205,7 +206,7 @@ var pythonErrno = map[string]string{
 	"py_write_outside": "|fail:13|", "py_read_ssh": "|fail:13|", "py_read_key": "|fail:13|",
 	"py_read_token": "|fail:13|", "py_read_denied": "|fail:13|", "py_edit_policy": "|fail:30|fail:13|",
 	"py_edit_ws_hooks": "|fail:30|fail:13|", "py_edit_user_hooks": "|fail:30|fail:13|",
-	"py_rename_key": "|fail:16|fail:18|fail:13|fail:30|", "py_direct_tcp": "|fail:13|",
+	"py_rename_policy": "|fail:16|fail:18|fail:13|fail:30|", "py_direct_tcp": "|fail:13|",
 }
 
 // runConfined runs argv under `leasedeck run` and answers its result.
@@ -217,7 +218,7 @@ func (c *confinedWS) runConfined(t *testing.T, extraEnv []string, argv ...string
 }
 
 func (c *confinedWS) attackEnv(t *testing.T) []string {
-	return []string{"WS=" + c.dir, "OUT=" + c.outside, "TOKEN=" + c.tokenFile(t), "UP=" + c.upPort}
+	return []string{"WS=" + c.dir, "OUT=" + c.outside, "TOKEN=" + c.stateFile(t, "token"), "KEY=" + c.stateFile(t, "key"), "UP=" + c.upPort}
 }
 
 func outcomes(out string) map[string]string {
