@@ -275,3 +275,25 @@ func rechain(t *testing.T, one []byte, seq uint64, prev string) []byte {
 	line, _ := appendLine(nil, body, seq, &p, an.mac)
 	return line
 }
+
+// A broken audit file takes no line, not even a checkpoint or a record
+// of writing resumed, while the lease file goes on.
+func TestNoCheckpointIntoABrokenAuditFile(t *testing.T) {
+	a := newAnchored(t)
+	a.fill(t, 1, 3)
+	path := journalPath(a.dir, Audit)
+	data, _ := os.ReadFile(path)
+	data = bytes.Replace(data, []byte("Bash allowed"), []byte("Bash allowes"), 1)
+	os.WriteFile(path, data, 0o600)
+	w := a.open(t)
+	if w.Broken() == nil {
+		t.Fatal("no break")
+	}
+	for i := 10; i < 20; i++ {
+		appendT(t, w, Leases, heartbeat(i))
+	}
+	w.Close()
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, data) {
+		t.Fatal("lines were appended to a broken audit file")
+	}
+}

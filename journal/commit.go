@@ -126,8 +126,12 @@ func (w *Writer) commit(batch []*request) {
 	}
 }
 
-// checkpoint writes a signed checkpoint of the current heads.
+// checkpoint writes a signed checkpoint of the current heads. A broken
+// audit file takes no lines, checkpoints included.
 func (w *Writer) checkpoint() {
+	if len(w.files[Audit].breaks) > 0 {
+		return
+	}
 	body, err := w.prepare(Audit, w.checkpointRecord())
 	if err != nil {
 		w.setFault(err, true) // our own record is invalid: a bug, stop
