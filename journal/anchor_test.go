@@ -297,3 +297,39 @@ func TestNoCheckpointIntoABrokenAuditFile(t *testing.T) {
 		t.Fatal("lines were appended to a broken audit file")
 	}
 }
+
+// Verify runs while the registry writes: lines, checkpoints and the head
+// move under it, and it must never call that damage.
+func TestVerifyWhileWriting(t *testing.T) {
+	a := newAnchored(t)
+	a.opts.CheckpointEvery = 3
+	w := a.open(t)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 1; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			w.Append(Leases, heartbeat(i))
+			w.Append(Audit, gateAllowed(i))
+		}
+	}()
+	pub := a.pub(t)
+	for i := 0; i < 30; i++ {
+		if r := a.verify(t, testKey, pub); !r.OK() {
+			close(stop)
+			<-done
+			t.Fatalf("verify %d while writing: %s", i, breaksString(r.Breaks))
+		}
+	}
+	close(stop)
+	<-done
+	w.Close()
+	if r := a.verify(t, testKey, pub); !r.OK() || r.Checkpoints.Uncovered != 0 {
+		t.Fatalf("after closing: %+v %s", r.Checkpoints, breaksString(r.Breaks))
+	}
+}

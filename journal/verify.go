@@ -118,6 +118,12 @@ func VerifyWith(dir string, key []byte, opts VerifyOptions) Report {
 			dirID = id.String()
 		}
 	}
+	leasesPath := filepath.Join(dir, LeasesFile)
+	leasesSize := int64(-1)
+	cv.leasesGrew = func() bool {
+		st, err := os.Stat(leasesPath)
+		return err == nil && leasesSize >= 0 && st.Size() > leasesSize
+	}
 	for _, k := range Kinds {
 		vf := &verifyFile{path: filepath.Join(dir, k.FileName()), kind: k, key: key, extra: opts.Line, cv: cv, dirID: dirID}
 		if kept != nil {
@@ -125,6 +131,9 @@ func VerifyWith(dir string, key []byte, opts VerifyOptions) Report {
 			vf.headDir = kept.Dir
 		}
 		fr, breaks := vf.run()
+		if k == Leases {
+			leasesSize = fr.Bytes
+		}
 		r.Files = append(r.Files, fr)
 		r.Breaks = append(r.Breaks, breaks...)
 		r.Notices = append(r.Notices, vf.notices...)
