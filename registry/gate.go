@@ -97,10 +97,19 @@ func EvaluateUse(s *State, leaseID string, call ToolCall, use resources.Use, err
 
 	// A human decides when an approval name matches, unless a remembered
 	// grant for this lease already covers it.
-	if matched := approvalNames(g, call.Tool, use); len(matched) > 0 && (covered == nil || !covered(leaseID, matched)) {
-		res.Verdict, res.Approvals = VerdictAsk, matched
-		res.Reason = "a human must approve: " + strings.Join(matched, ", ") + " (approvals)"
-		return res
+	// What the gate cannot model but a human can read in the call (inline
+	// interpreter code) is held for one, unless the lease grants it.
+	held, why := heldFor(g, use)
+	if matched := approvalNames(g, call.Tool, use); len(matched)+len(held) > 0 {
+		all := append(append([]string{}, held...), matched...)
+		if covered == nil || !covered(leaseID, all) {
+			res.Verdict, res.Approvals = VerdictAsk, all
+			res.Reason = "a human must approve: " + strings.Join(all, ", ") + " (approvals)"
+			if len(held) > 0 {
+				res.Reason = "a human must approve: " + why
+			}
+			return res
+		}
 	}
 	res.Verdict, res.Reason = VerdictAllow, "within the lease"
 	return res
@@ -185,6 +194,21 @@ func outsideAllow(g *Manifest, use resources.Use) string {
 		}
 	}
 	return ""
+}
+
+// heldFor names the holds of a shell command (inline:<program>) that the
+// lease does not grant with "<program>+inline" in allow.commands, and why
+// they are held.
+func heldFor(g *Manifest, use resources.Use) ([]string, string) {
+	var names, reasons []string
+	for _, h := range use.Holds {
+		if h.Inline && contains(g.Allow.Commands, h.Program+"+inline") {
+			continue
+		}
+		names = append(names, "inline:"+h.Program)
+		reasons = append(reasons, h.Reason)
+	}
+	return names, strings.Join(reasons, "; ")
 }
 
 func hostAllowed(patterns []string, host string) bool {

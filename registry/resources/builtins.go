@@ -1,13 +1,13 @@
 package resources
 
 import (
-	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// program resolves a command word to the basename of the program it runs.
+// program resolves a command word to the program it runs (see
+// programName).
 func (a *analyzer) program(w *syntax.Word, c ctx) (string, bool) {
 	l, ok := staticWord(w)
 	switch {
@@ -19,8 +19,12 @@ func (a *analyzer) program(w *syntax.Word, c ctx) (string, bool) {
 		a.failf("cannot determine the program run by %s: empty command name", wordText(w))
 	case c.subst != "" && strings.Contains(l.s, c.subst):
 		a.failf("cannot determine the program run by %s: its name is filled in at run time", wordText(w))
+	case l.s[0] == '=' && !l.quoted[0]:
+		a.failf("refused: zsh expands %s to the path of another program", wordText(w))
+	case strings.HasPrefix(l.s, "~") && !l.quoted[0] && !strings.HasPrefix(l.s, "~/"):
+		a.failf("cannot determine the program run by %s: it depends on run-time state", wordText(w))
 	default:
-		return path.Base(l.s), true
+		return programName(l.s), true
 	}
 	return "", false
 }
@@ -34,14 +38,23 @@ func (a *analyzer) run(args []*syntax.Word, c ctx) {
 	if !ok {
 		return
 	}
-	a.addExe(name)
 	rest := args[1:]
+	if strings.Contains(name, "/") {
+		a.addExe(name) // a file the agent may have written: no model applies
+		return
+	}
+	if name == "enable" {
+		a.refuseOption(name, rest, "f", "loads a builtin from a shared object")
+	}
+	if a.builtin(name, rest, c) {
+		return
+	}
+	if spec, ok := wrappers[name]; ok && transparentWrappers[name] {
+		a.wrapper(name, spec, rest, c)
+		return
+	}
+	a.addExe(name)
 	switch {
-	case name == "cd" || name == "pushd":
-		a.cd(rest)
-	case name == "popd":
-		a.cwdUnknown = true
-		a.lastCd = nil
 	case name == "source" || name == ".":
 		a.cwdUnknown = true // the sourced file may cd anywhere
 		if len(rest) > 0 {
@@ -49,21 +62,6 @@ func (a *analyzer) run(args []*syntax.Word, c ctx) {
 		}
 	case name == "eval":
 		a.eval(rest, c)
-	case name == "hash" || name == "enable":
-		// "hash -p /bin/rm ls" makes ls run rm; "enable -f lib.so x" loads
-		// a builtin from a shared object.
-		letter := map[string]string{"hash": "p", "enable": "f"}[name]
-		for _, w := range rest {
-			l, ok := staticWord(w)
-			if !ok || (strings.HasPrefix(l.s, "-") && strings.Contains(l.s, letter)) {
-				a.failf("cannot vouch for the command: %s %s can make a name run another program", name, wordsText(rest))
-				return
-			}
-		}
-	case name == "trap":
-		a.trap(rest, c)
-	case name == "alias":
-		a.alias(rest, c)
 	case name == "find":
 		a.find(rest, c)
 	case name == "xargs":
@@ -82,7 +80,9 @@ func (a *analyzer) run(args []*syntax.Word, c ctx) {
 	default:
 		if spec, ok := wrappers[name]; ok {
 			a.wrapper(name, spec, rest, c)
+			return
 		}
+		a.model(name, rest, c)
 	}
 }
 
@@ -131,20 +131,4 @@ func (a *analyzer) trap(args []*syntax.Word, c ctx) {
 	a.later++ // the action runs when the signal arrives, wherever the shell is then
 	a.nested(l.s, c)
 	a.later--
-}
-
-// alias parses the value of every "alias name=value": a later line may run it.
-func (a *analyzer) alias(args []*syntax.Word, c ctx) {
-	for _, w := range args {
-		l, ok := staticWord(w)
-		if !ok {
-			a.failf("cannot determine the alias defined by alias %s", wordText(w))
-			return
-		}
-		if _, value, found := strings.Cut(l.s, "="); found {
-			a.later++
-			a.nested(value, c)
-			a.later--
-		}
-	}
 }

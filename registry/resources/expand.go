@@ -6,32 +6,45 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// riskyVars are variables whose assignment makes the shell or the dynamic
-// loader run code the command line does not show (BASH_ENV is sourced by
-// every non-interactive bash, PS4 is prompt-expanded under xtrace, LD_PRELOAD
-// loads a library into every program, …). Assigning one is refused.
-var riskyVars = map[string]bool{
-	"BASH_ENV": true, "ENV": true, "PS4": true, "PROMPT_COMMAND": true,
-	"SHELLOPTS": true, "BASHOPTS": true,
-	"LD_PRELOAD": true, "LD_AUDIT": true, "LD_LIBRARY_PATH": true,
-	"DYLD_INSERT_LIBRARIES": true, "DYLD_LIBRARY_PATH": true,
-}
-
 // assign analyses NAME=VALUE (also in declare/export/local).
 func (a *analyzer) assign(as *syntax.Assign, c ctx) {
-	if as.Name != nil && riskyVars[as.Name.Value] && !as.Naked {
-		a.failf("cannot vouch for the command: assigning %s makes the shell or the loader run code the command does not show", as.Name.Value)
-		return
-	}
-	if as.Naked && as.Name == nil && as.Value != nil {
-		// declare's option words and names, e.g. "-x" or "BASH_ENV=x"
-		// written in quotes; a quoted NAME=VALUE is still an assignment.
-		if l, ok := staticWord(as.Value); ok {
-			if name, _, found := strings.Cut(l.s, "="); found && riskyVars[name] {
-				a.failf("cannot vouch for the command: assigning %s makes the shell or the loader run code the command does not show", name)
-				return
-			}
+	name := ""
+	var value lit
+	static := true
+	switch {
+	case as.Name != nil && !as.Naked:
+		name = as.Name.Value
+		if as.Value != nil {
+			value, static = staticWord(as.Value)
 		}
+	case as.Name != nil && as.Naked:
+		name = as.Name.Value // export NAME, declare NAME: no value
+	case as.Value != nil:
+		// declare's option words and names written in quotes, e.g.
+		// "-x" or "BASH_ENV=x": a quoted NAME=VALUE is still an assignment.
+		l, ok := staticWord(as.Value)
+		if !ok {
+			a.failf("the gate cannot tell what this runs: %s assigns a variable whose name is not static", wordText(as.Value))
+			return
+		}
+		if strings.HasPrefix(l.s, "-") || strings.HasPrefix(l.s, "+") {
+			return // an option word, checked by the caller
+		}
+		n, v, _ := strings.Cut(l.s, "=")
+		name, value = strings.TrimSuffix(n, "+"), lit{s: v, quoted: l.quoted[len(l.s)-len(v):]}
+		if b, _, found := strings.Cut(name, "["); found {
+			name = b
+		}
+	}
+	if name != "" {
+		a.checkAssignName(name)
+		a.checkLocale(name, value, static)
+		if !as.Naked && as.Value != nil && a.numeric != nil {
+			a.noteAssign(name, value, static)
+		}
+	}
+	if as.Index != nil {
+		a.arith(as.Index, c)
 	}
 	a.words(as, c)
 }
@@ -82,6 +95,12 @@ func (a *analyzer) walkWords(n syntax.Node, c ctx, subscripts bool) {
 		case *syntax.SglQuoted:
 			v := x.Value
 			if x.Dollar {
+				if strings.Contains(v, `\'`) {
+					// dash has no $'…': for it the \' ends the quotes, so
+					// the two shells disagree on where the line's words are.
+					a.failf("refused: $'…' with an escaped quote is read differently by bash and sh")
+					return false
+				}
 				v = ansiC(v)
 			}
 			if subscripts && subscriptInjection(v) {
@@ -89,11 +108,15 @@ func (a *analyzer) walkWords(n syntax.Node, c ctx, subscripts bool) {
 				return false
 			}
 		case *syntax.ExtGlob:
-			if c.zsh {
-				a.failf("cannot vouch for the zsh script: %s%s) may be a glob qualifier, which runs code", x.Op, x.Pattern.Value)
-				return false
-			}
+			// In zsh (the shell of macOS clients) *(e:cmd:) is a glob
+			// qualifier that runs cmd; bash without extglob reads it
+			// differently again.
+			a.failf("refused: %s%s) is an extended glob or, in zsh, a glob qualifier that runs code", x.Op, x.Pattern.Value)
+			return false
+		case *syntax.ArithmExp:
+			a.arith(x.X, inner)
 		case *syntax.ParamExp:
+			a.paramExp(x, inner)
 			if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && x.Exp.Word != nil && strings.Contains(x.Exp.Word.Lit(), "P") {
 				a.failf("cannot vouch for the command: ${…@P} expands a variable as a prompt, which runs command substitutions")
 				return false

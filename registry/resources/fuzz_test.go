@@ -15,7 +15,7 @@ func FuzzShell(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
-		use, err := analyzeShell(cmd) // no recover: a panic fails the fuzz run
+		use, err := analyzeShell(cmd, "") // no recover: a panic fails the fuzz run
 		if err != nil {
 			return
 		}

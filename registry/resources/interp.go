@@ -21,29 +21,32 @@ type interpSpec struct {
 	flagLong []string // long options without an argument
 	dashLong bool     // options are single-dash words compared case-insensitively (pwsh)
 	operand  bool     // a bare operand is program text rather than a file (Windows PowerShell)
+	// inline are the code letters whose argument is program text rather
+	// than a module or file name (python -c, not python -m).
+	inline string
 }
 
 var (
-	pythonSpec = &interpSpec{code: "cm", args: "WX", flags: "bBdEhIOPqsSuvVxR3", stdin: "i",
+	pythonSpec = &interpSpec{code: "cm", inline: "c", args: "WX", flags: "bBdEhIOPqsSuvVxR3", stdin: "i",
 		flagLong: []string{"help", "version", "help-env", "help-xoptions", "help-all"}}
-	perlSpec = &interpSpec{code: "eE", args: "IMm", attach: "CDdilx0F",
+	perlSpec = &interpSpec{code: "eE", inline: "eE", args: "IMm", attach: "CDdilx0F",
 		flags: "acfhnpsStTuUvVwWX"}
-	rubySpec = &interpSpec{code: "e", args: "ICEFr", attach: "0KTWx", flags: "acdhlnpsSvwy",
+	rubySpec = &interpSpec{code: "e", inline: "e", args: "ICEFr", attach: "0KTWx", flags: "acdhlnpsSvwy",
 		flagLong: []string{"verbose", "version", "help", "yydebug", "jit"}}
-	nodeSpec = &interpSpec{code: "ep", args: "rC", flags: "hvc", stdin: "i",
+	nodeSpec = &interpSpec{code: "ep", inline: "ep", args: "rC", flags: "hvc", stdin: "i",
 		codeLong: []string{"eval", "print"},
 		flagLong: []string{"no-warnings", "inspect", "inspect-brk", "trace-warnings",
 			"enable-source-maps", "experimental-vm-modules", "test", "watch", "check",
 			"version", "help", "abort-on-uncaught-exception", "expose-gc", "preserve-symlinks",
 			"pending-deprecation", "no-deprecation", "throw-deprecation", "trace-deprecation",
 			"experimental-strip-types", "experimental-transform-types", "trace-uncaught"}}
-	phpSpec = &interpSpec{code: "rRBEFf", args: "cdztS", flags: "hHilmnqsvwe", stdin: "a"}
-	luaSpec = &interpSpec{code: "el", flags: "vEW", stdin: "i"}
-	rSpec   = &interpSpec{code: "ef",
+	phpSpec = &interpSpec{code: "rRBEFf", inline: "rRBE", args: "cdztS", flags: "hHilmnqsvwe", stdin: "a"}
+	luaSpec = &interpSpec{code: "el", inline: "e", flags: "vEW", stdin: "i"}
+	rSpec   = &interpSpec{code: "ef", inline: "e",
 		flagLong: []string{"vanilla", "no-save", "save", "slave", "quiet", "silent", "no-restore",
 			"no-environ", "no-site-file", "no-init-file", "verbose", "version", "help", "interactive"}}
 	tclSpec       = &interpSpec{}
-	osascriptSpec = &interpSpec{code: "e", args: "ls"}
+	osascriptSpec = &interpSpec{code: "e", inline: "e", args: "ls"}
 	pwshSpec      = &interpSpec{dashLong: true,
 		codeLong: []string{"c", "command", "cmd", "e", "ec", "encodedcommand"},
 		fileLong: []string{"f", "file"},
@@ -92,6 +95,7 @@ func interpreterOf(name string) *interpSpec {
 // file (fine), or arrives at run time (flagged).
 func (a *analyzer) interpreter(name string, args []*syntax.Word, c ctx) {
 	spec := interpreterOf(name)
+	a.interp = name
 	var stdin bool
 	if spec == denoSpec {
 		stdin = a.scanDeno(args, c)
@@ -171,6 +175,7 @@ func (a *analyzer) scanInterp(spec *interpSpec, args []*syntax.Word, c ctx) bool
 			return true
 		case len(s) < 2 || s[0] != '-':
 			if spec.operand {
+				a.holdInline()
 				a.codeArg(w, "", false, c)
 				return interactive
 			}
@@ -191,6 +196,9 @@ func (a *analyzer) scanInterp(spec *interpSpec, args []*syntax.Word, c ctx) bool
 			ch := s[j]
 			switch {
 			case strings.IndexByte(spec.code, ch) >= 0:
+				if strings.IndexByte(spec.inline, ch) >= 0 {
+					a.holdInline()
+				}
 				if j+1 < len(s) {
 					a.codeArg(nil, s[j+1:], true, c)
 				} else {
@@ -231,6 +239,7 @@ func (a *analyzer) interpLong(spec *interpSpec, args []*syntax.Word, i int, c ct
 	}
 	switch {
 	case contains(spec.codeLong, opt):
+		a.holdInline() // --eval, pwsh -Command
 		if hasVal {
 			a.codeArg(nil, val, true, c)
 		} else {
@@ -273,6 +282,7 @@ func (a *analyzer) scanDeno(args []*syntax.Word, c ctx) bool {
 			return true
 		}
 		if l.s == "eval" {
+			a.holdInline()
 			for _, cw := range args[i+1:] {
 				if cl, ok := staticWord(cw); ok && strings.HasPrefix(cl.s, "-") {
 					continue
@@ -294,4 +304,17 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// holdInline records that the interpreter being analysed runs program text
+// given on the line: a program the gate cannot model, which a human reads
+// unless the lease grants "<interpreter>+inline".
+func (a *analyzer) holdInline() {
+	for _, h := range a.use.Holds {
+		if h.Program == a.interp && h.Inline {
+			return
+		}
+	}
+	a.use.Holds = append(a.use.Holds, Hold{Program: a.interp, Inline: true,
+		Reason: "the gate cannot tell what this runs: " + a.interp + " runs program text given inline"})
 }

@@ -20,6 +20,10 @@ func (a *analyzer) script(src string, c ctx) {
 		a.failf("cannot analyse shell command: scripts nested more than %d levels deep", maxShellDepth)
 		return
 	}
+	if err := checkBytes(src); err != nil {
+		a.failf("%v", err)
+		return
+	}
 	p := parserPool.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(src), "")
 	parserPool.Put(p)

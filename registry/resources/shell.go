@@ -72,6 +72,23 @@ type ShellUse struct {
 	// xargs) are not classified.
 	WriteOperands []string `json:"write_operands,omitempty"`
 	ReadOperands  []string `json:"read_operands,omitempty"`
+	// Hosts are the network hosts named in programs' arguments (git clone
+	// URL, curl URL, npm --registry=URL), normalised by HostOf.
+	Hosts []string `json:"hosts,omitempty"`
+	// Holds are constructs the gate cannot model but a human can read in
+	// the call itself (inline interpreter code): the gate asks a human
+	// instead of deciding. Each names the program and why.
+	Holds []Hold `json:"holds,omitempty"`
+}
+
+// Hold is one reason a command line needs a human: Program is the program
+// concerned (python3 for python3 -c …), Reason says what the gate cannot
+// tell. Inline is true for program text given inline to an interpreter,
+// which a lease may allow by granting the command "<program>+inline".
+type Hold struct {
+	Program string `json:"program"`
+	Reason  string `json:"reason"`
+	Inline  bool   `json:"inline,omitempty"`
 }
 
 // maxShellDepth is how deeply scripts may nest inside one another (sh -c
@@ -86,22 +103,30 @@ const maxShellDepth = 4
 // (eval "$x", sh -c "$x", ${x@P}, assigning BASH_ENV or LD_PRELOAD, …).
 //
 // Shell never panics: an internal failure is reported as an error.
-func Shell(command string) (use ShellUse, err error) {
+func Shell(command string) (use ShellUse, err error) { return ShellAt(command, "") }
+
+// ShellAt is Shell for a command line that starts in the absolute directory
+// base: patterns in arguments (cat .e*) are expanded against the files
+// there, so that the gate sees the names bash will pass.
+func ShellAt(command, base string) (use ShellUse, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			use, err = ShellUse{}, fmt.Errorf("cannot analyse shell command: internal error: %v", r)
 		}
 	}()
-	return analyzeShell(command)
+	return analyzeShell(command, base)
 }
 
-// analyzeShell is Shell without the panic guard; the fuzz test calls it so
-// that a panic is found rather than hidden.
-func analyzeShell(command string) (ShellUse, error) {
+// analyzeShell is ShellAt without the panic guard; the fuzz test calls it
+// so that a panic is found rather than hidden.
+func analyzeShell(command, base string) (ShellUse, error) {
 	a := &analyzer{
 		cwds:    []string{""},
 		allCwds: []string{""},
 		seen:    map[string]bool{},
+		base:    base,
+		numeric: map[string]bool{},
+		assoc:   map[string]bool{},
 	}
 	a.script(command, ctx{})
 	for _, d := range a.deferred {
@@ -140,6 +165,9 @@ type ctx struct {
 	xargs bool             // xargs appends words read from its input to the command
 	zsh   bool             // the script is run by zsh, whose glob qualifiers run code
 	subst string           // text the wrapping program replaces at run time ({} for find, xargs -I)
+	// substPaths are the paths subst stands for (find's starting points),
+	// nil when they are not known (xargs reads them from its input).
+	substPaths []string
 }
 
 // analyzer accumulates one ShellUse. The first error stops the analysis.
@@ -147,12 +175,16 @@ type analyzer struct {
 	use        ShellUse
 	seen       map[string]bool // "x:"+exe, "r:"+path, "w:"+path
 	err        error
-	cwds       []string // candidate working directories, relative to the start ("" is the start)
-	cwdUnknown bool     // a directory change could not be followed
-	lastCd     []string // directories the most recent cd moved to, nil if unknown
-	allCwds    []string // every directory that was ever a candidate
-	stdinTaint bool     // "exec <…" replaced the shell's own standard input
-	later      int      // > 0 while analysing code that runs at an unknown later time
+	cwds       []string        // candidate working directories, relative to the start ("" is the start)
+	cwdUnknown bool            // a directory change could not be followed
+	lastCd     []string        // directories the most recent cd moved to, nil if unknown
+	allCwds    []string        // every directory that was ever a candidate
+	stdinTaint bool            // "exec <…" replaced the shell's own standard input
+	later      int             // > 0 while analysing code that runs at an unknown later time
+	base       string          // the absolute starting directory, "" when unknown (patterns are then not expanded)
+	numeric    map[string]bool // variables this line has set to a number (see arith.go)
+	assoc      map[string]bool // variables declared associative arrays
+	interp     string          // the interpreter whose arguments are being analysed
 	deferred   []deferredPath
 }
 

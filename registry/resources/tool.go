@@ -27,6 +27,9 @@ type Use struct {
 	// Globs are the file patterns a Glob or Grep call searches: checked
 	// against deny.paths for every file they could match.
 	Globs []GlobRef `json:"globs,omitempty"`
+	// Holds are what a human must see before a shell command runs (see
+	// ShellUse.Holds).
+	Holds []Hold `json:"holds,omitempty"`
 }
 
 // FieldError is a tool input the gate cannot use. Pointer is the JSON pointer
@@ -96,77 +99,9 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 		}
 		return nil
 	}
-	rebase := func(p string) string { return p }
 	switch tool {
 	case "Bash":
-		cmd, err := requiredString(input, "command")
-		if err != nil {
-			return Use{}, err
-		}
-		// A command that runs in another directory (Gemini CLI's dir_path,
-		// translated to cwd) resolves its relative paths there.
-		if cwd, ok, err := optionalString(input, "cwd"); err != nil {
-			return Use{}, err
-		} else if ok && cwd != "" {
-			inner := addRead
-			innerW := addWrite
-			rebase = func(p string) string {
-				if filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
-					return p
-				}
-				return filepath.Join(cwd, p)
-			}
-			addRead = func(pointer, p string) error { return inner(pointer, rebase(p)) }
-			addWrite = func(pointer, p string) error { return innerW(pointer, rebase(p)) }
-		}
-		sh, err := Shell(cmd)
-		if err != nil {
-			return Use{}, &FieldError{Pointer: "/command", Err: err}
-		}
-		for _, p := range sh.Reads {
-			if err := addRead("/command", p); err != nil {
-				return Use{}, err
-			}
-		}
-		for _, p := range sh.Writes {
-			if err := addWrite("/command", p); err != nil {
-				return Use{}, err
-			}
-		}
-		use.Executables = sh.Executables
-		use.PipesIntoInterpreter = sh.PipesIntoInterpreter
-		// A line that runs apply_patch (Codex's patch tool, also a program
-		// on its PATH) writes the files its patches name; a patch the gate
-		// cannot read (from a file, a variable) could write anything.
-		if contains(sh.Executables, "apply_patch") || contains(sh.Executables, "applypatch") {
-			writes, err := patchWritesIn(cmd)
-			if err != nil {
-				return Use{}, &FieldError{Pointer: "/command", Err: fmt.Errorf("apply_patch: %w", err)}
-			}
-			for _, w := range writes {
-				if err := addWrite("/command", w); err != nil {
-					return Use{}, err
-				}
-			}
-		}
-		for _, o := range sh.WriteOperands {
-			if err := addWrite("/command", o); err != nil {
-				return Use{}, err
-			}
-		}
-		for _, o := range sh.ReadOperands {
-			if err := addRead("/command", o); err != nil {
-				return Use{}, err
-			}
-		}
-		for _, o := range sh.Operands {
-			if strings.HasPrefix(o, "-") && !strings.Contains(o, "/") {
-				continue // an option, not a path
-			}
-			if ref, err := ResolvePath(workspace, rebase(o)); err == nil {
-				use.Mentions = append(use.Mentions, ref)
-			}
-		}
+		return bashUse(workspace, input)
 	case "Write", "Edit", "MultiEdit", "Read":
 		p, err := requiredString(input, "file_path")
 		if err != nil {

@@ -1,7 +1,6 @@
 package resources
 
 import (
-	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -76,6 +75,15 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 		a.stmts(x.Cond, c)
 		a.stmts(x.Do, c)
 	case *syntax.ForClause:
+		switch l := x.Loop.(type) {
+		case *syntax.CStyleLoop:
+			a.arith(l.Init, c)
+			a.arith(l.Cond, c)
+			a.arith(l.Post, c)
+		case *syntax.WordIter:
+			a.checkAssignName(l.Name.Value)
+			delete(a.numeric, l.Name.Value)
+		}
 		a.words(x.Loop, c)
 		a.stmts(x.Do, c)
 	case *syntax.CaseClause:
@@ -87,16 +95,13 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 			a.stmts(item.Stmts, c)
 		}
 	case *syntax.FuncDecl:
-		// The body runs whenever the function is called, with whatever
-		// input the caller has: assume the worst.
-		body := c
-		body.stdin, body.hdoc = stdinPipe, nil
-		a.later++
-		a.stmt(x.Body, body)
-		a.later--
+		name := "(anonymous)"
+		if x.Name != nil {
+			name = x.Name.Value
+		}
+		a.failf("refused: defining the function %s renames a program for the rest of the line, which the gate does not model", name)
 	case *syntax.TimeClause:
-		a.addExe("time")
-		a.stmt(x.Stmt, c)
+		a.stmt(x.Stmt, c) // time judges nothing: the timed command is what runs
 	case *syntax.CoprocClause:
 		if x.Name != nil {
 			a.words(x.Name, c)
@@ -105,24 +110,47 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 		co.stdin, co.hdoc = stdinPipe, nil // the shell writes to it at will
 		a.stmt(x.Stmt, co)
 	case *syntax.DeclClause:
-		a.addExe(x.Variant.Value)
-		for _, as := range x.Args {
-			a.assign(as, c)
-		}
+		a.decl(x, c)
 	case *syntax.LetClause:
-		a.addExe("let")
 		for _, e := range x.Exprs {
+			a.arith(e, c)
 			a.words(e, c)
 		}
 	case *syntax.TestClause:
+		a.testExpr(x.X, c)
 		a.words(x.X, c)
 	case *syntax.ArithmCmd:
+		a.arith(x.X, c)
 		a.words(x.X, c)
 	case *syntax.TestDecl:
 		a.words(x.Description, c)
 		a.stmt(x.Body, c)
 	default:
 		a.failf("cannot analyse shell command: unsupported construct %T", cmd)
+	}
+}
+
+// decl analyses declare, local, export, readonly, typeset and nameref:
+// -n (name references) and -i (arithmetic on every assignment) are
+// refused, -A marks associative arrays, whose subscripts are strings.
+func (a *analyzer) decl(x *syntax.DeclClause, c ctx) {
+	if x.Variant.Value == "nameref" {
+		a.failf("the gate cannot tell what this runs: nameref makes a name stand for another variable")
+		return
+	}
+	assoc := false
+	for _, as := range x.Args {
+		if as.Naked && as.Name == nil && as.Value != nil {
+			if l, ok := staticWord(as.Value); ok && (strings.HasPrefix(l.s, "-") || strings.HasPrefix(l.s, "+")) {
+				a.declFlags(x.Variant.Value, l.s)
+				assoc = assoc || (l.s[0] == '-' && strings.Contains(l.s, "A"))
+				continue
+			}
+		}
+		if assoc && as.Name != nil {
+			a.assoc[as.Name.Value] = true
+		}
+		a.assign(as, c)
 	}
 }
 
@@ -162,42 +190,10 @@ func (a *analyzer) call(x *syntax.CallExpr, c ctx) {
 	// substitutions in its arguments.
 	a.words(x.Args[0], c)
 	a.run(x.Args, c)
-	prog := ""
-	if l, ok := staticWord(x.Args[0]); ok {
-		prog = path.Base(l.s)
-	}
-	var operands []string
-	endOfOptions := false
 	for _, w := range x.Args[1:] {
 		a.words(w, c)
-		var op string
-		op, endOfOptions = a.operand(w, endOfOptions)
-		if op != "" {
-			operands = append(operands, op)
-		}
+		a.mention(w, c)
 	}
-	a.classify(prog, operands)
-}
-
-// operand records a static argument word (see ShellUse.Operands). It
-// returns the word when it is an operand rather than an option, and
-// whether "--" has ended the options.
-func (a *analyzer) operand(w *syntax.Word, endOfOptions bool) (string, bool) {
-	l, ok := staticWord(w)
-	if !ok || l.s == "" || len(a.use.Operands) >= maxOperands {
-		return "", endOfOptions
-	}
-	a.add(&a.use.Operands, "o:", l.s)
-	if !endOfOptions && strings.HasPrefix(l.s, "-") && l.s != "-" {
-		if l.s == "--" {
-			return "", true
-		}
-		if i := strings.IndexByte(l.s, '='); i > 0 && i+1 < len(l.s) {
-			a.add(&a.use.Operands, "o:", l.s[i+1:])
-		}
-		return "", endOfOptions
-	}
-	return l.s, endOfOptions
 }
 
 // maxOperands bounds the operands kept from one command line.

@@ -86,9 +86,11 @@ func (a *analyzer) wrapper(name string, spec optSpec, args []*syntax.Word, c ctx
 		return
 	}
 	for _, w := range args[:opts.prog] {
-		if n := assignName(w); riskyVars[n] {
-			a.failf("cannot vouch for the command: assigning %s makes the shell or the loader run code the command does not show", n)
-			return
+		if n := assignName(w); n != "" {
+			a.checkAssignName(n)
+			if a.err != nil {
+				return
+			}
 		}
 	}
 	prog := args[opts.prog:]
@@ -116,6 +118,32 @@ func (a *analyzer) wrapper(name string, spec optSpec, args []*syntax.Word, c ctx
 			a.failf("cannot determine the shell run by doas -s")
 			return
 		}
+	}
+	if name == "time" {
+		for _, o := range []string{"o", "output"} {
+			if v, ok := opts.seen[o]; ok {
+				a.writeArg("time -o", valueWord(v), c)
+			}
+		}
+	}
+	for _, d := range []string{"C", "chdir", "D"} {
+		v, ok := opts.seen[d]
+		if !ok || (d == "D" && name != "sudo") || (d == "C" && name != "env") {
+			continue
+		}
+		if opts.dynamic[d] {
+			a.failf("cannot tell where %s runs the program: the directory is not static", name)
+			return
+		}
+		dir := valueWord(v)
+		paths, ok := a.argPaths(dir, c)
+		if !ok {
+			return
+		}
+		a.readArg(name+" -C", dir, c)
+		saved := a.cwds
+		defer func() { a.cwds = saved }()
+		a.cwds = paths // the wrapped program runs there
 	}
 	a.run(prog, c)
 }

@@ -1,0 +1,91 @@
+package resources
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// bashUse derives the resources of a Bash call: the command line analysed
+// by ShellAt, its paths resolved where the shell starts. That is the
+// workspace, or the call's cwd member (the directory the client's shell is
+// in, which the bridge sets from the hook payload; relative to the
+// workspace when relative).
+func bashUse(workspace string, input map[string]any) (Use, error) {
+	cmd, err := requiredString(input, "command")
+	if err != nil {
+		return Use{}, err
+	}
+	start := workspace
+	cwd, _, err := optionalString(input, "cwd")
+	if err != nil {
+		return Use{}, err
+	}
+	if cwd != "" {
+		if cwd == "~" || strings.HasPrefix(cwd, "~/") || strings.IndexByte(cwd, 0) >= 0 {
+			return Use{}, fieldErr("/cwd", "must be a plain directory path")
+		}
+		if !filepath.IsAbs(cwd) {
+			cwd = filepath.Join(workspace, cwd)
+		}
+		start = filepath.Clean(cwd)
+	}
+	rebase := func(p string) string {
+		if filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
+			return p
+		}
+		return filepath.Join(start, p)
+	}
+	sh, err := ShellAt(cmd, start)
+	if err != nil {
+		return Use{}, &FieldError{Pointer: "/command", Err: err}
+	}
+	var use Use
+	seen := map[string]bool{}
+	add := func(list *[]PathRef, kind string, paths ...[]string) error {
+		for _, ps := range paths {
+			for _, p := range ps {
+				ref, err := ResolvePath(workspace, rebase(p))
+				if err != nil {
+					return &FieldError{Pointer: "/command", Err: err}
+				}
+				if key := kind + ref.Abs + "\x00" + ref.lexAbs; !seen[key] {
+					seen[key] = true
+					*list = append(*list, ref)
+				}
+			}
+		}
+		return nil
+	}
+	if err := add(&use.Reads, "r", sh.Reads, sh.ReadOperands); err != nil {
+		return Use{}, err
+	}
+	if err := add(&use.Writes, "w", sh.Writes, sh.WriteOperands); err != nil {
+		return Use{}, err
+	}
+	for _, o := range sh.Operands {
+		if strings.HasPrefix(o, "-") && !strings.Contains(o, "/") {
+			continue // an option, not a path
+		}
+		if ref, err := ResolvePath(workspace, rebase(o)); err == nil {
+			use.Mentions = append(use.Mentions, ref)
+		}
+	}
+	// A line that runs apply_patch (Codex's patch tool, also a program
+	// on its PATH) writes the files its patches name; a patch the gate
+	// cannot read (from a file, a variable) could write anything.
+	if contains(sh.Executables, "apply_patch") || contains(sh.Executables, "applypatch") {
+		writes, err := patchWritesIn(cmd)
+		if err != nil {
+			return Use{}, &FieldError{Pointer: "/command", Err: fmt.Errorf("apply_patch: %w", err)}
+		}
+		if err := add(&use.Writes, "w", writes); err != nil {
+			return Use{}, err
+		}
+	}
+	use.Executables = sh.Executables
+	use.PipesIntoInterpreter = sh.PipesIntoInterpreter
+	use.Hosts = sh.Hosts
+	use.Holds = sh.Holds
+	return use, nil
+}

@@ -1,0 +1,213 @@
+package resources
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// fileWriters modify the files their operands name; fileReaders read them.
+var (
+	fileWriters = map[string]bool{"rm": true, "rmdir": true, "unlink": true, "mv": true, "cp": true, "touch": true,
+		"mkdir": true, "chmod": true, "chown": true, "chgrp": true, "ln": true, "link": true, "tee": true, "truncate": true,
+		"install": true, "shred": true}
+	fileReaders = map[string]bool{"cat": true, "head": true, "tail": true, "less": true, "more": true, "nl": true,
+		"od": true, "xxd": true, "base64": true, "strings": true, "tac": true, "wc": true, "md5sum": true,
+		"sha1sum": true, "sha256sum": true, "sha512sum": true, "cksum": true, "file": true, "stat": true,
+		"hexdump": true, "cut": true, "paste": true, "column": true, "fold": true, "fmt": true, "rev": true,
+		"expand": true, "unexpand": true, "comm": true, "join": true, "du": true, "ls": true, "tree": true}
+	// genericArgOpts are the short options of those programs that take an
+	// argument, so that the argument is not taken for a file.
+	genericArgOpts = map[string]string{
+		"head": "nc", "tail": "ncs", "cp": "tS", "mv": "tS", "install": "mogtS", "mkdir": "m", "touch": "rtd",
+		"truncate": "sr", "ln": "tS", "shred": "ns", "base64": "w", "od": "AtjNw", "xxd": "lscgo", "nl": "bdfhilnsvw",
+		"strings": "nte", "cut": "bcdf", "paste": "d", "column": "csto", "fold": "w", "fmt": "wgp", "du": "BdtX",
+		"ls": "ITw", "tree": "LPIo", "comm": "", "join": "aejotv12", "hexdump": "CenNsf", "stat": "cf",
+		"chmod": "", "chown": "", "tee": "", "file": "fFmP",
+	}
+	// targetDirOpts are options whose argument is a directory written to
+	// (cp -t DIR).
+	targetDirOpts = map[string]string{"cp": "t", "mv": "t", "install": "t", "ln": "t", "tree": "o"}
+)
+
+// operandWords splits a generic program's arguments into operand words and
+// the values of options (by letter or long name), knowing which short
+// options take an argument. Unknown options are taken to have none.
+func operandWords(args []*syntax.Word, argOpts string) (ops []*syntax.Word, vals map[string][]*syntax.Word) {
+	vals = map[string][]*syntax.Word{}
+	options := true
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		l, ok := staticWord(w)
+		if !options || !ok || len(l.s) < 2 || l.s[0] != '-' {
+			ops = append(ops, w)
+			continue
+		}
+		if l.s == "--" {
+			options = false
+			continue
+		}
+		if strings.HasPrefix(l.s, "--") {
+			name, v, has := strings.Cut(l.s[2:], "=")
+			if has {
+				vals[name] = append(vals[name], &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: v}}})
+			}
+			continue
+		}
+		for j := 1; j < len(l.s); j++ {
+			if strings.IndexByte(argOpts, l.s[j]) < 0 {
+				continue
+			}
+			opt := l.s[j : j+1]
+			if j+1 < len(l.s) {
+				vals[opt] = append(vals[opt], &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: l.s[j+1:]}}})
+			} else if i+1 < len(args) {
+				i++
+				vals[opt] = append(vals[opt], args[i])
+			}
+			break
+		}
+	}
+	return ops, vals
+}
+
+// model classifies what a program does with its arguments: the programs
+// with their own model (git, sed, grep, …), or else the generic file
+// readers and writers.
+func (a *analyzer) model(name string, args []*syntax.Word, c ctx) {
+	if m := programModels[name]; m != nil {
+		m(a, name, args, c)
+		return
+	}
+	a.generic(name, args, c)
+}
+
+// generic sorts the operands of the programs whose operands are files (see
+// fileWriters) into paths written and read. An operand whose value is not
+// known statically is refused: the program would open a file the gate
+// cannot name.
+func (a *analyzer) generic(prog string, args []*syntax.Word, c ctx) {
+	if !fileWriters[prog] && !fileReaders[prog] {
+		return
+	}
+	ops, vals := operandWords(args, genericArgOpts[prog])
+	for _, letter := range targetDirOpts[prog] {
+		for _, w := range vals[string(letter)] {
+			a.writeArg(prog, w, c)
+		}
+	}
+	if prog == "tree" {
+		for _, w := range vals["o"] {
+			a.writeArg(prog, w, c)
+		}
+	}
+	switch {
+	case len(ops) == 0:
+		if prog == "ls" || prog == "du" || prog == "tree" {
+			a.readArg(prog, dotWord, c) // the working directory
+		}
+	case prog == "chmod" || prog == "chown" || prog == "chgrp":
+		if len(vals["reference"]) == 0 {
+			ops = ops[1:] // the first operand is the mode or owner
+		}
+		a.writeArgs(prog, ops, c)
+	case prog == "cp" || prog == "install":
+		a.readArgs(prog, ops[:len(ops)-1], c)
+		a.writeArgs(prog, ops[len(ops)-1:], c)
+	case fileWriters[prog]:
+		// ln: a hard link (or a symbolic link the next command writes
+		// through) makes its target writable from the workspace, so the
+		// target counts as written too.
+		a.writeArgs(prog, ops, c)
+	default:
+		a.readArgs(prog, ops, c)
+	}
+}
+
+// dotWord is the word ".", the working directory.
+var dotWord = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: "."}}}
+
+func (a *analyzer) readArgs(prog string, ws []*syntax.Word, c ctx) {
+	for _, w := range ws {
+		a.readArg(prog, w, c)
+	}
+}
+
+func (a *analyzer) writeArgs(prog string, ws []*syntax.Word, c ctx) {
+	for _, w := range ws {
+		a.writeArg(prog, w, c)
+	}
+}
+
+// readArg records the files an argument word names as read by prog.
+func (a *analyzer) readArg(prog string, w *syntax.Word, c ctx) {
+	if isProcSubst(w) {
+		return // <(cmd) is a pipe
+	}
+	if l, ok := staticWord(w); ok && (l.s == "-" || ignoredDevices[l.s]) {
+		return
+	}
+	paths, ok := a.argPaths(w, c)
+	if !ok {
+		a.failf("cannot tell which file %s reads: %s is not known before it runs", prog, wordText(w))
+		return
+	}
+	for _, p := range paths {
+		a.add(&a.use.ReadOperands, "ro:", p)
+	}
+}
+
+// writeArg records the files an argument word names as written by prog.
+func (a *analyzer) writeArg(prog string, w *syntax.Word, c ctx) {
+	if isProcSubst(w) {
+		return // >(cmd) is a pipe
+	}
+	if l, ok := staticWord(w); ok && (l.s == "-" || ignoredDevices[l.s]) {
+		return
+	}
+	paths, ok := a.argPaths(w, c)
+	if !ok {
+		a.failf("cannot tell which file %s writes: %s is not known before it runs", prog, wordText(w))
+		return
+	}
+	for _, p := range paths {
+		a.add(&a.use.WriteOperands, "wo:", p)
+	}
+}
+
+// mention records the paths an argument may name (see ShellUse.Operands):
+// the word itself, and the value of a --flag=value.
+func (a *analyzer) mention(w *syntax.Word, c ctx) {
+	if len(a.use.Operands) >= maxOperands {
+		return
+	}
+	if len(w.Parts) > 0 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && len(l.Value) > 1 && l.Value[0] == '=' && l.Value[1] != '=' {
+			a.failf("refused: zsh expands %s to the path of a program", wordText(w))
+			return
+		}
+	}
+	vals, ok := a.argValues(w)
+	if !ok {
+		return
+	}
+	for _, l := range vals {
+		if strings.HasPrefix(l.s, "-") {
+			i := strings.IndexByte(l.s, '=')
+			if i <= 0 || i+1 >= len(l.s) {
+				continue
+			}
+			l = lit{s: l.s[i+1:], quoted: l.quoted[i+1:]}
+		}
+		if l.s == "" || (a.cwdUnknown && !isAbsOrHome(l.s)) {
+			if l.s != "" {
+				a.add(&a.use.Operands, "o:", l.s)
+			}
+			continue
+		}
+		paths, _ := a.litPaths(l)
+		for _, p := range paths {
+			a.add(&a.use.Operands, "o:", p)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package resources
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// optWalk splits a modelled program's arguments into options and operands
+// the way getopt_long does. opts maps each option (a letter or a long name)
+// to 0 (no argument), 1 (an argument, attached or the next word) or 2 (an
+// optional attached argument). short lists the letters that may be
+// clustered. An option not in opts is refused when strict is set (the
+// program runs things, so the gate does not guess what the option does) and
+// taken as a flag otherwise.
+type optWalk struct {
+	prog     string
+	opts     map[string]int
+	short    string // letters without an argument
+	argShort string // letters with an argument
+	optShort string // letters with an optional attached argument
+	lax      bool   // unknown options are flags (the program runs nothing)
+	stopAt   bool   // options end at the first operand (POSIX), as for git subcommands' pathspecs after --
+	ops      []*syntax.Word
+	vals     map[string][]*syntax.Word
+	seen     map[string]bool
+	afterDD  bool // "--" was seen; ops after it are all operands
+}
+
+func (p *optWalk) has(names ...string) bool {
+	for _, n := range names {
+		if p.seen[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// valueWord is an option's attached value as a word of its own.
+func valueWord(v string) *syntax.Word {
+	return &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: v}}}
+}
+
+// walk parses args; false means the analysis failed.
+func (p *optWalk) walk(a *analyzer, args []*syntax.Word) bool {
+	p.vals, p.seen = map[string][]*syntax.Word{}, map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		l, ok := staticWord(w)
+		if p.afterDD || !ok || len(l.s) < 2 || l.s[0] != '-' {
+			if !ok && !p.afterDD && !singleField(w) && !isProcSubst(w) {
+				a.failf("cannot tell what %s does: %s may expand to an option", p.prog, wordText(w))
+				return false
+			}
+			p.ops = append(p.ops, w)
+			if p.stopAt {
+				p.afterDD = true
+			}
+			continue
+		}
+		if l.s == "--" {
+			p.afterDD = true
+			continue
+		}
+		var next *syntax.Word
+		if i+1 < len(args) {
+			next = args[i+1]
+		}
+		used, ok := p.option(a, l.s, next)
+		if !ok {
+			return false
+		}
+		i += used
+	}
+	return true
+}
+
+// option handles one option word s; next is the word after it. It returns
+// how many extra words it used.
+func (p *optWalk) option(a *analyzer, s string, next *syntax.Word) (int, bool) {
+	if strings.HasPrefix(s, "--") {
+		name, v, hasV := strings.Cut(s[2:], "=")
+		kind, known := p.opts[name]
+		switch {
+		case !known && p.lax:
+			p.seen[name] = true
+			return 0, true
+		case !known:
+			a.failf("refused: %s --%s is not an option the gate knows, and %s can run programs or write files", p.prog, name, p.prog)
+			return 0, false
+		}
+		p.seen[name] = true
+		switch {
+		case hasV:
+			p.vals[name] = append(p.vals[name], valueWord(v))
+		case kind == 1 && next == nil:
+			a.failf("cannot tell what %s does: --%s needs a value", p.prog, name)
+			return 0, false
+		case kind == 1:
+			p.vals[name] = append(p.vals[name], next)
+			return 1, true
+		}
+		return 0, true
+	}
+	for j := 1; j < len(s); j++ {
+		ch := s[j]
+		opt := s[j : j+1]
+		p.seen[opt] = true
+		switch {
+		case strings.IndexByte(p.argShort, ch) >= 0:
+			if j+1 < len(s) {
+				p.vals[opt] = append(p.vals[opt], valueWord(s[j+1:]))
+				return 0, true
+			}
+			if next == nil {
+				a.failf("cannot tell what %s does: -%s needs a value", p.prog, opt)
+				return 0, false
+			}
+			p.vals[opt] = append(p.vals[opt], next)
+			return 1, true
+		case strings.IndexByte(p.optShort, ch) >= 0:
+			if j+1 < len(s) {
+				p.vals[opt] = append(p.vals[opt], valueWord(s[j+1:]))
+			}
+			return 0, true
+		case strings.IndexByte(p.short, ch) >= 0:
+		case p.lax:
+		default:
+			a.failf("refused: %s -%s is not an option the gate knows, and %s can run programs or write files", p.prog, opt, p.prog)
+			return 0, false
+		}
+	}
+	return 0, true
+}
