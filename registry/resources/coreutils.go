@@ -100,6 +100,21 @@ func (a *analyzer) printf(prog string, args []*syntax.Word, c ctx) {
 	}
 }
 
+// urlArgShort and urlArgLong are curl's and wget's options that take a
+// value (not a URL), beyond those that name files.
+var (
+	urlArgShort = map[string]string{"curl": "HAeuXxwmrCUYyzQ", "wget": "UtTwQlARDIXS"}
+	urlArgLong  = map[string]bool{"header": true, "user-agent": true, "referer": true, "user": true,
+		"request": true, "proxy": true, "preproxy": true, "write-out": true, "max-time": true, "range": true,
+		"continue-at": true, "proxy-user": true, "speed-limit": true, "speed-time": true, "time-cond": true,
+		"quote": true, "connect-timeout": true, "retry": true, "max-filesize": true, "limit-rate": true,
+		"oauth2-bearer": true, "tries": true, "timeout": true, "wait": true, "quota": true, "level": true,
+		"accept": true, "reject": true, "domains": true, "include-directories": true, "exclude-directories": true,
+		"http-user": true, "http-password": true, "post-data": true, "method": true, "body-data": true,
+		"data-raw": true, "json": true, "url": true,
+	}
+)
+
 // urls records the hosts of the URLs curl and wget are given, and the
 // files they write (-o, -O, -D, -c …) or read (-K, -T, -i, @file data).
 func (a *analyzer) urls(prog string, args []*syntax.Word, c ctx) {
@@ -123,13 +138,33 @@ func (a *analyzer) urls(prog string, args []*syntax.Word, c ctx) {
 		if !strings.HasPrefix(l.s, "-") {
 			if strings.Contains(l.s, "://") {
 				a.addHost(prog, l.s)
-			} else if host, _, _ := strings.Cut(l.s, "/"); strings.Contains(host, ".") || strings.Contains(host, ":") {
+			} else if host, _, _ := strings.Cut(l.s, "/"); strings.Contains(host, ".") && !strings.ContainsAny(l.s, " \t") {
 				a.addHost(prog, host) // curl example.com/x
 			}
 			continue
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(l.s, "-"), "=")
+		if name == "resolve" || name == "connect-to" || (!curl && name == "e") || name == "execute" {
+			a.failf("refused: %s %s changes which host a name reaches, or runs a setting the gate does not model", prog, l.s)
+			return
+		}
 		if !writes[name] && !reads[name] && !atReads[name] {
+			short := !strings.HasPrefix(l.s, "--") && len(name) == 1
+			takesValue := (short && strings.Contains(urlArgShort[prog], name)) || urlArgLong[name]
+			if takesValue && !hasVal && i+1 < len(args) {
+				i++
+				v, _ := staticWord(args[i])
+				if name == "url" {
+					a.addHost(prog, v.s)
+				}
+				if name == "x" || name == "proxy" || name == "preproxy" {
+					a.addHost(prog, "http://"+strings.TrimPrefix(strings.TrimPrefix(v.s, "http://"), "https://"))
+				}
+			} else if hasVal && name == "url" {
+				a.addHost(prog, val)
+			} else if hasVal && (name == "proxy" || name == "preproxy") {
+				a.addHost(prog, "http://"+strings.TrimPrefix(strings.TrimPrefix(val, "http://"), "https://"))
+			}
 			continue
 		}
 		if !hasVal && i+1 < len(args) {
