@@ -23,11 +23,33 @@ type Request struct {
 	// "command:<exe>", "host:<name>". An approval for the lease remembers
 	// a grant for each of them.
 	Names     []string
-	InputHash string    // hash of the exact tool input the request is bound to
+	InputHash string // hash of the exact tool input the request is bound to
+	// Call is what the human is asked to allow, as the registry derived it
+	// from the call itself (never from the caller's own description).
+	// Older records have none: the zero value.
+	Call      CallView
 	CreatedAt time.Time // orders Pending
 	// Deadline is when the request expires (see Due). The zero time means
 	// no deadline: the request never becomes due by itself.
 	Deadline time.Time
+}
+
+// CallView is a held call as a person deciding it needs to see it: the
+// whole call, redacted, line breaks kept (a long comment or a second line
+// cannot hide what runs), and the resources the gate derived from it.
+type CallView struct {
+	Text     string   // the full call, redacted: a command, a URL, a path and size
+	Programs []string // executables it runs
+	Reads    []string // paths it reads
+	Writes   []string // paths it writes
+	Hosts    []string // hosts it reaches
+	Bytes    int64    // size of what a write puts in a file; 0 when none or not a write
+}
+
+// Empty reports whether the record carried no call view (an older
+// registry wrote it).
+func (c CallView) Empty() bool {
+	return c.Text == "" && len(c.Programs)+len(c.Reads)+len(c.Writes)+len(c.Hosts) == 0 && c.Bytes == 0
 }
 
 // Scope says how far an approval reaches.

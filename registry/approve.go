@@ -25,6 +25,7 @@ func (s *Service) ask(ctx context.Context, req GateRequest, res GateResult) Gate
 	})
 	ask.Reasoning = redact.OneLine(res.Reason, 500)
 	ask.RequestHash = req.InputHash
+	ask.Extra = map[string]any{"call": callRecord(callView(req.Call, res.Use))}
 	if err := s.appendAudit(ask); err != nil {
 		return GateAnswer{Verdict: VerdictDeny, Reason: "the approval request could not be recorded, so the call is refused: " + err.Error()}
 	}

@@ -39,7 +39,7 @@ func FoldLine(st *State, book *approvals.Book, l *record.Line) error {
 			ID: d.ApprovalID, LeaseID: d.LeaseID, Client: d.Client,
 			Tool: d.Tool, Summary: a.Summary, Reason: a.Reasoning,
 			Names: splitNames(d.Names), InputHash: a.RequestHash,
-			CreatedAt: a.Time(), Deadline: deadline,
+			CreatedAt: a.Time(), Deadline: deadline, Call: callFromRecord(a.Extra),
 		})
 	case EventApprovalDecided:
 		return book.Apply(approvals.Decision{
