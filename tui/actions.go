@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
 	"github.com/leasedeck/leasedeck/registry/wire"
 )
 
@@ -26,11 +27,22 @@ func (m *model) onAction(a actionDone) tea.Cmd {
 				return nil
 			}
 			return m.setFlash("revoke failed: "+msg, true)
+		case "deny-at-quit":
+			return tea.Quit // told whom it could; quitting goes on
+		case "deny-many":
+			for _, id := range a.failed {
+				delete(m.deciding, id)
+			}
+			m.queue.err = fmt.Sprintf("%d denied; %d could not be: %s", a.revoked, len(a.failed), msg)
+			return m.setFlash("deny failed: "+msg, true)
 		default:
 			// The request is decidable again: show it with the error.
 			delete(m.deciding, a.target)
+			fromQueue := m.appr.fromQueue
 			m.appr = approvalState{id: a.target, err: msg}
-			return tea.Batch(m.setFlash(a.kind+" failed: "+msg, true), m.syncApproval())
+			cmd := m.openApproval(a.target, true)
+			m.appr.fromQueue = fromQueue
+			return tea.Batch(m.setFlash(a.kind+" failed: "+msg, true), cmd)
 		}
 	}
 	switch a.kind {
@@ -39,6 +51,10 @@ func (m *model) onAction(a actionDone) tea.Cmd {
 			m.overlay = noOverlay
 		}
 		return tea.Batch(m.setFlash(fmt.Sprintf("revoked %d lease(s) from %s", a.revoked, shortID(a.target)), false), m.syncApproval())
+	case "deny-many":
+		return tea.Batch(m.setFlash(fmt.Sprintf("denied %d request(s): %s", a.revoked, clean(a.label)), false), m.syncApproval())
+	case "deny-at-quit":
+		return tea.Quit
 	case "approve":
 		return tea.Batch(m.setFlash("approved once: "+clean(a.label), false), m.syncApproval())
 	case "approve-lease":

@@ -24,6 +24,8 @@ const (
 	revokeOverlay
 	helpOverlay
 	filterOverlay
+	queueOverlay
+	quitOverlay
 )
 
 // dialog is one modal's behaviour: its key handler and its box ("" when
@@ -34,11 +36,19 @@ type dialog struct {
 	box func(m *model) string
 }
 
-var dialogs = map[overlayKind]dialog{
-	approvalOverlay: {(*model).approvalKey, (*model).approvalBox},
-	revokeOverlay:   {(*model).revokeKey, (*model).revokeBox},
-	helpOverlay:     {(*model).helpKey, (*model).helpBox},
-	filterOverlay:   {(*model).filterKey, func(*model) string { return "" }},
+// dialogs is filled in init: a dialog's key handler may hand a key on to
+// the screen beneath (onKey), which consults this table.
+var dialogs map[overlayKind]dialog
+
+func init() {
+	dialogs = map[overlayKind]dialog{
+		approvalOverlay: {(*model).approvalKey, (*model).approvalBox},
+		revokeOverlay:   {(*model).revokeKey, (*model).revokeBox},
+		helpOverlay:     {(*model).helpKey, (*model).helpBox},
+		filterOverlay:   {(*model).filterKey, func(*model) string { return "" }},
+		queueOverlay:    {(*model).queueKey, (*model).queueBox},
+		quitOverlay:     {(*model).quitKey, (*model).quitBox},
+	}
 }
 
 // editText applies a key to a one-line text field; ok is false when the

@@ -34,7 +34,16 @@ func (m *model) helpBox() string {
 // (UI rule 6).
 func helpLines(t *theme, k keyMap, inner int) []string {
 	var lines []string
-	lines = append(lines, t.Title.Render("leasedeck cockpit — keys"), "")
+	lines = append(lines, t.Title.Render("leasedeck cockpit — keys and legend"), "")
+	lines = append(lines, t.Header.Render("Legend: the tree's glyphs"))
+	for _, g := range legendGlyphs {
+		lines = append(lines, fit("  "+g[0]+"  "+g[1], inner))
+	}
+	lines = append(lines, t.Header.Render("Legend: the tree's columns"))
+	for _, c := range legendColumns {
+		lines = append(lines, fit("  "+fmt.Sprintf("%-9s", c[0])+" "+c[1], inner))
+	}
+	lines = append(lines, "")
 	for _, s := range k.Sections() {
 		lines = append(lines, t.Header.Render(s.Title))
 		for _, b := range s.Bindings {
@@ -44,6 +53,29 @@ func helpLines(t *theme, k keyMap, inner int) []string {
 	}
 	lines = append(lines, "", t.Muted.Render("esc or ? closes this help"))
 	return lines
+}
+
+// legendGlyphs and legendColumns explain the tree (the `?` screen).
+var legendGlyphs = [][2]string{
+	{"●", "live: granted, unexpired, its whole chain live"},
+	{"◆", "live, with approval requests waiting for a human"},
+	{"○", "granted, but an ancestor closed: it can no longer act"},
+	{"✗", "refused: its manifest was not granted (select it for why)"},
+	{"⊘", "revoked"},
+	{"◌", "expired"},
+	{"✓", "completed: the agent finished"},
+	{"■", "stopped by an operator"},
+	{"▸ ▾", "a lease with children, collapsed or expanded"},
+	{"↳", "a child lease (a subagent); a row without it is a session"},
+}
+
+var legendColumns = [][2]string{
+	{"AGENT", "the agent's name; children are indented under their parent"},
+	{"PURPOSE", "what the lease was granted for (a refusal's reason for a refused one)"},
+	{"STEPS", "tool calls spent by the lease and its children, of its ceiling"},
+	{"KIDS", "live children / the fan_out ceiling"},
+	{"D", "depth left: how many more levels it may delegate"},
+	{"LEFT", "time left, what closed it, or how many requests wait"},
 }
 
 // helpScreen is the help dialog's view: at most height lines tall,

@@ -132,7 +132,13 @@ func (r leaseRow) Render(width int) string {
 		mark = "▌"
 	}
 	b.WriteString(mark)
-	b.WriteString(strings.Repeat(" ", ind))
+	if r.Depth > 0 {
+		// A child (a subagent's lease) is marked as one; a session's
+		// row is not, and its name is bold.
+		b.WriteString(strings.Repeat(" ", ind-1) + st(muted, "↳"))
+	} else {
+		text = t.bold(text)
+	}
 	b.WriteString(st(muted, exp) + " ")
 	b.WriteString(st(gs, glyph) + " ")
 	b.WriteString(st(text, fit(clean(r.Agent), c.agent)))
@@ -187,6 +193,32 @@ type rowKey struct {
 	status                      string
 }
 
+// refusedLabel is a refused lease's agent and purpose columns: the name
+// it declared (or that its manifest was invalid) and the refusal.
+func refusedLabel(l *registry.LeaseState) (agent, purpose string) {
+	a := l.Agent()
+	agent = a.Name
+	if agent == "" {
+		if ag, ok := l.Declared["agent"].(map[string]any); ok {
+			agent, _ = ag["name"].(string)
+		}
+	}
+	if agent == "" {
+		agent = "(invalid manifest)"
+	}
+	why := l.Reason
+	if why == "" && len(l.Reasons) > 0 {
+		why = strings.Join(l.Reasons, ", ")
+		if m, ok := registry.RefusalMeaning[l.Reasons[0]]; ok {
+			why = l.Reasons[0] + ": " + m
+		}
+	}
+	if why == "" {
+		why = "refused"
+	}
+	return agent, "refused: " + why
+}
+
 // row renders one visible row through the cache: a row is redrawn only
 // when its lease's version, its width, its time-left text or its
 // selection changed.
@@ -211,6 +243,11 @@ func (m *model) row(r row, selected bool, w int) string {
 		Agent: a.Name, Purpose: l.Purpose(), Steps: l.Spent.Steps, Left: left}
 	if lr.Agent == "" {
 		lr.Agent = a.RuntimeAgent
+	}
+	if l.Status == registry.Refused {
+		// A refused manifest may not even parse: the row says what was
+		// refused and why, never nothing.
+		lr.Agent, lr.Purpose = refusedLabel(l)
 	}
 	if l.Granted != nil {
 		g := l.Granted.Budget

@@ -11,14 +11,14 @@ import (
 // onKey routes a key: to the open dialog, else to the main screen.
 func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
-		return tea.Quit
+		return m.hardQuit()
 	}
 	if d, ok := dialogs[m.overlay]; ok {
 		return d.key(m, msg)
 	}
 	if m.lay.tooSmall {
 		if key.Matches(msg, m.keys.Tree.Quit) {
-			return tea.Quit
+			return m.hardQuit()
 		}
 		return nil
 	}
@@ -110,18 +110,20 @@ func (m *model) actionKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys.Tree
 	switch {
 	case key.Matches(msg, k.Quit):
-		return tea.Quit
+		return m.startQuit()
+	case key.Matches(msg, k.Mute):
+		return m.toggleMute()
 	case key.Matches(msg, k.Sort):
 		m.tree.sort = (m.tree.sort + 1) % sortModes
 		m.tree.rebuild(m.deck, m.now)
 		return m.setFlash("sorted by "+m.tree.sort.String(), false)
 	case key.Matches(msg, k.Filter):
 		m.overlay = filterOverlay
-		m.filterIn = m.tree.filter.raw
+		m.filterIn = "" // a new filter, as in less or k9s; esc clears, enter keeps
 	case key.Matches(msg, k.Help):
 		m.overlay, m.helpOff = helpOverlay, 0
 	case key.Matches(msg, k.Approvals):
-		return m.showApprovals()
+		return m.openQueue()
 	case key.Matches(msg, k.Revoke):
 		return m.startRevoke()
 	}

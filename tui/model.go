@@ -26,14 +26,20 @@ type (
 		PID int
 		Err string
 	}
-	guardOffMsg struct{ id string }
+	guardOffMsg struct {
+		id  string
+		gen int
+	}
+	// quietMsg says the keyboard has been still since key number seq.
+	quietMsg    struct{ seq int }
 	flashOffMsg struct{ id int }
 	actionDone  struct {
 		id      int
 		kind    string // approve, deny, revoke
 		target  string // approval or lease id
 		label   string
-		revoked int
+		revoked int      // leases revoked, or requests denied by a bulk deny
+		failed  []string // requests a bulk deny could not deny
 		err     error
 	}
 )
@@ -72,6 +78,9 @@ type model struct {
 
 	overlay  overlayKind
 	appr     approvalState
+	apprGen  int
+	queue    queueState
+	quit     quitState
 	rev      revokeState
 	filterIn string
 	helpOff  int
@@ -88,6 +97,19 @@ type model struct {
 	// timer is tea.Tick; tests replace it so that they own time.
 	timer func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 
+	// keySeq counts key presses; quiet is set once the keyboard has been
+	// still for opts.quietFor after the last one. A request opens by
+	// itself only while quiet.
+	keySeq int
+	quiet  bool
+	typing bool // the key being handled came hard on the heels of another
+
+	bellMuted, bellCooling bool
+	bellOwed               int // new requests not yet rung for
+
+	// background: the user quit asking for a registry to keep serving.
+	background bool
+
 	flash    string
 	flashErr bool
 	flashID  int
@@ -101,7 +123,7 @@ func newModel(opts Options) *model {
 		deck: newDeck(), tree: newTree(),
 		rows: map[rowKey]string{}, docs: map[string]leaseDoc{},
 		seenReq: map[string]bool{}, deferred: map[string]bool{}, deciding: map[string]bool{},
-		regUp: true, regPID: opts.PID, timer: tea.Tick,
+		regUp: true, regPID: opts.PID, timer: tea.Tick, quiet: true,
 	}
 	if m.theme == nil {
 		m.theme = newTheme(true)
@@ -119,6 +141,9 @@ func newModel(opts Options) *model {
 	}
 	if m.opts.guard <= 0 {
 		m.opts.guard = 400 * time.Millisecond
+	}
+	if m.opts.quietFor <= 0 {
+		m.opts.quietFor = 700 * time.Millisecond
 	}
 	return m
 }
@@ -179,10 +204,18 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.relayout()
 		return nil
 	case guardOffMsg:
-		if m.overlay == approvalOverlay && m.appr.id == msg.id {
+		if m.overlay == approvalOverlay && m.appr.id == msg.id && m.appr.gen == msg.gen {
 			m.appr.guard = false
 		}
 		return nil
+	case quietMsg:
+		if msg.seq != m.keySeq {
+			return nil // a key came since
+		}
+		m.quiet = true
+		return m.syncApproval()
+	case bellOffMsg:
+		return m.bellOff()
 	case flashOffMsg:
 		if msg.id == m.flashID {
 			m.flash = ""
@@ -195,7 +228,12 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case tea.MouseClickMsg:
 		return m.onClick(msg)
 	case tea.KeyPressMsg:
-		return m.onKey(msg)
+		m.keySeq++
+		m.typing = !m.quiet // this key follows another within quietFor
+		m.quiet = false
+		seq := m.keySeq
+		still := m.timer(m.opts.quietFor, func(time.Time) tea.Msg { return quietMsg{seq} })
+		return tea.Batch(m.onKey(msg), still)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,6 +179,10 @@ func TestGoldenViews(t *testing.T) {
 		{"refused-160x48.golden", 160, 48, []string{"esc", "down", "down"}},
 		{"help-80x24.golden", 80, 24, []string{"esc", "?"}},
 		{"too-small-20x5.golden", 20, 5, nil},
+		{"queue-160x48.golden", 160, 48, []string{"a"}},
+		{"quit-80x24.golden", 80, 24, []string{"q"}},
+		{"revoked-160x48.golden", 160, 48, []string{"esc", "down", "down", "down"}},
+		{"revoked-child-160x48.golden", 160, 48, []string{"esc", "down", "down", "down", "down"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := newTestModel(t, c.w, c.h, &fakeActor{})
@@ -221,12 +226,18 @@ func TestApprovalModalGuardAndKeys(t *testing.T) {
 	if !strings.Contains(screen(m), "APPROVAL NEEDED") || !strings.Contains(screen(m), "command:rm") {
 		t.Fatalf("modal not drawn:\n%s", screen(m))
 	}
-	// During the guard, no key decides anything.
-	press(m, "y", "Y", "n", "enter")
-	if len(fa.decided) != 0 || m.appr.typing {
-		t.Fatalf("a key decided during the 400 ms guard: %v typing=%v", fa.decided, m.appr.typing)
+	// During the guard, no key decides anything: the request steps
+	// aside and the key goes to the screen beneath.
+	press(m, "y", "Y", "n")
+	if len(fa.decided) != 0 || m.appr.typing || m.overlay != noOverlay {
+		t.Fatalf("a key decided during the 400 ms guard: %v typing=%v overlay=%v", fa.decided, m.appr.typing, m.overlay)
 	}
-	send(m, guardOffMsg{m.appr.id})
+	// It comes back only once the keyboard is still, guarded again.
+	settle(m)
+	if m.overlay != approvalOverlay || !m.appr.guard {
+		t.Fatalf("the request did not come back guarded: %v %+v", m.overlay, m.appr)
+	}
+	unguard(m)
 	// Enter never approves: it starts a deny.
 	press(m, "enter")
 	if !m.appr.typing || len(fa.decided) != 0 {
@@ -246,7 +257,7 @@ func TestApproveOnceAndForLease(t *testing.T) {
 	for _, c := range []struct{ key, want string }{{"y", "|approved|once|"}, {"Y", "|approved|lease|"}} {
 		fa := &fakeActor{}
 		m := newTestModel(t, 80, 24, fa)
-		send(m, guardOffMsg{m.appr.id})
+		unguard(m)
 		press(m, c.key)
 		if len(fa.decided) != 1 || !strings.HasSuffix(fa.decided[0], c.want) {
 			t.Errorf("%s sent %v, want …%s", c.key, fa.decided, c.want)
@@ -260,19 +271,25 @@ func TestApproveOnceAndForLease(t *testing.T) {
 func TestDeferHidesUntilANewRequest(t *testing.T) {
 	m := newTestModel(t, 80, 24, &fakeActor{})
 	id := m.appr.id
+	unguard(m)
 	press(m, "esc")
 	if m.overlay != noOverlay {
 		t.Fatal("esc did not hide the request")
 	}
 	// The same request does not come back by itself…
+	settle(m)
 	send(m, journalMsg{Heads: m.heads})
 	if m.overlay != noOverlay {
 		t.Fatal("a deferred request came back without a new one")
 	}
-	// …but `a` brings it back, guarded again.
+	// …but `a` lists it, and enter opens it.
 	press(m, "a")
-	if m.overlay != approvalOverlay || m.appr.id != id || !m.appr.guard {
-		t.Fatalf("a did not reopen the request guarded: %v %v", m.overlay, m.appr)
+	if m.overlay != queueOverlay || !strings.Contains(screen(m), "APPROVALS — 1 waiting") {
+		t.Fatalf("a did not open the approvals view: %v\n%s", m.overlay, screen(m))
+	}
+	press(m, "enter")
+	if m.overlay != approvalOverlay || m.appr.id != id || m.appr.guard {
+		t.Fatalf("enter did not open the request: %v %v", m.overlay, m.appr)
 	}
 }
 
@@ -280,7 +297,7 @@ func TestActionErrorShownAndRequestKept(t *testing.T) {
 	fa := &fakeActor{err: &wire.Error{Code: wire.JournalUnavailable, Message: "journal is broken"}}
 	m := newTestModel(t, 160, 48, fa)
 	id := m.appr.id
-	send(m, guardOffMsg{id})
+	unguard(m)
 	press(m, "y")
 	if m.overlay != approvalOverlay || m.appr.id != id {
 		t.Fatal("the request was not shown again after the failure")
@@ -370,7 +387,7 @@ func TestBrokenChainBannerAndReadOnly(t *testing.T) {
 		t.Errorf("revoke allowed on a broken chain: %q", m.flash)
 	}
 	press(m, "a")
-	send(m, guardOffMsg{m.appr.id})
+	unguard(m)
 	press(m, "y")
 	if len(fa.decided) != 0 {
 		t.Errorf("approved on a broken chain: %v", fa.decided)
@@ -391,7 +408,7 @@ func TestRegistryGoneWhileAttached(t *testing.T) {
 	if !strings.Contains(s, "registry pid 777 is GONE") || !strings.Contains(s, "REGISTRY pid 777 IS GONE") {
 		t.Fatalf("no sign the registry died:\n%s", s)
 	}
-	send(m, guardOffMsg{m.appr.id})
+	unguard(m)
 	press(m, "y")
 	if len(fa.decided) != 0 || !strings.Contains(m.appr.err, "is gone") {
 		t.Errorf("acted with the registry gone: %v %q", fa.decided, m.appr.err)
@@ -458,6 +475,15 @@ func TestFilterSortAndHelp(t *testing.T) {
 	}
 	press(m, "?")
 	s := screen(m)
+	for range 80 { // the help is taller than the screen: read all of it
+		press(m, "j")
+		s += screen(m)
+	}
+	for _, g := range legendGlyphs {
+		if !strings.Contains(s, g[1]) {
+			t.Errorf("the legend lacks %q", g[1])
+		}
+	}
 	for _, sec := range defaultKeyMap().Sections() {
 		for _, b := range sec.Bindings {
 			if !strings.Contains(s, b.Help().Desc) {
@@ -517,4 +543,305 @@ func TestActionErrorMessages(t *testing.T) {
 	if got := actionError(errors.Join(wire.ErrUnreachable, errors.New("dial unix x: connect: no such file"))); !strings.Contains(got, "unreachable") {
 		t.Errorf("%q", got)
 	}
+}
+
+// unguard ends the key guard of the open request, as its timer would.
+func unguard(m *model) { send(m, guardOffMsg{m.appr.id, m.appr.gen}) }
+
+// settle says the keyboard has been still, as the quiet timer would.
+func settle(m *model) { send(m, quietMsg{m.keySeq}) }
+
+// splitAtRequest is the fixture before its approval request and from it.
+func splitAtRequest(t *testing.T) (before, from []entry) {
+	es := entries(t)
+	for i, e := range es {
+		if e.Value["event_type"] == "leasedeck.approval.requested" {
+			return es[:i], es[i:]
+		}
+	}
+	t.Fatal("the fixture has no approval request")
+	return nil, nil
+}
+
+// Typing a filter while a request arrives decides nothing: the request
+// waits while a text field is open and while keys come, and a key
+// typed into a request that opened by itself puts it aside and goes
+// where it was aimed.
+func TestTypingThroughAnArrivingRequestDecidesNothing(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		arrive int // after this many runes of the typing
+	}{{"before the slash", 0}, {"inside the filter", 4}, {"between filters", 14}, {"at the last enter", 39}} {
+		t.Run(c.name, func(t *testing.T) {
+			fa := &fakeActor{}
+			m := newTestModel(t, 160, 48, fa)
+			before, from := splitAtRequest(t)
+			send(m, journalMsg{Reset: true, Entries: before, Heads: m.heads, MACs: true})
+			typed := []string{}
+			for _, r := range "/status:ready\n/tool:WebFetch\n/tool:Bash\n" {
+				typed = append(typed, string(r))
+			}
+			for i, k := range typed {
+				if i == c.arrive {
+					send(m, journalMsg{Entries: from, Heads: m.heads, MACs: true})
+				}
+				if k == "\n" {
+					k = "enter"
+				}
+				press(m, k)
+				if i == c.arrive {
+					unguard(m) // even with the guard over, typing decides nothing
+				}
+			}
+			if len(fa.decided) != 0 {
+				t.Fatalf("typing decided %v", fa.decided)
+			}
+			if m.tree.filter.raw != "tool:Bash" {
+				t.Errorf("the typing did not reach the filter: %q", m.tree.filter.raw)
+			}
+			// Once the keyboard is still the request opens, guarded.
+			settle(m)
+			if m.overlay != approvalOverlay || !m.appr.guard {
+				t.Fatalf("the request did not open once the keyboard was still: %v %+v", m.overlay, m.appr)
+			}
+			unguard(m)
+			press(m, "y")
+			if len(fa.decided) != 1 || !strings.Contains(fa.decided[0], "|approved|once|") {
+				t.Errorf("a deliberate y did not approve: %v", fa.decided)
+			}
+		})
+	}
+}
+
+// A y that comes hard on the heels of another key (the y of "ready")
+// is typing, not a decision, even on a request drawn and past its guard.
+func TestADecisionKeyMustFollowAPause(t *testing.T) {
+	fa := &fakeActor{}
+	m := newTestModel(t, 160, 48, fa)
+	unguard(m)
+	send(m, tea.KeyPressMsg{Code: 'd', Text: "d"}) // steps it aside
+	settle(m)
+	unguard(m)
+	m.quiet = false // a key a moment ago, its quiet timer not yet fired
+	press(m, "y")
+	if len(fa.decided) != 0 || m.overlay == approvalOverlay {
+		t.Fatalf("a y inside typing decided: %v overlay %v", fa.decided, m.overlay)
+	}
+}
+
+// An empty cockpit says what to do next, with the exact commands.
+func TestEmptyCockpitSaysWhatToDo(t *testing.T) {
+	m := newModel(Options{Workspace: "/home/dev/shop", Actor: &fakeActor{}, PID: 1, location: time.UTC, theme: plainTheme()})
+	send(m, tea.WindowSizeMsg{Width: 100, Height: 30})
+	send(m, clockMsg(t0))
+	send(m, journalMsg{Reset: true})
+	s := screen(m)
+	for _, want := range []string{"No leases yet", "leasedeck install claude-code", "codex, gemini, vscode", "cd /home/dev/shop && claude", "leasedeck demo"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the empty cockpit lacks %q:\n%s", want, s)
+		}
+	}
+	golden(t, "empty-100x30.golden", s)
+	// Nothing depends on it: q quits at once.
+	if msgs := send(m, tea.KeyPressMsg{Code: 'q', Text: "q"}); !hasQuit(msgs) {
+		t.Errorf("q did not quit an empty cockpit: %v", msgs)
+	}
+}
+
+func hasQuit(msgs []tea.Msg) bool {
+	for _, msg := range msgs {
+		if _, ok := msg.(tea.QuitMsg); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// A long call is shown whole: its numbered lines scroll, the programs
+// the gate derived stay above them, and the dialog says how much is
+// below before anything can be approved.
+func TestApprovalShowsALongCallWhole(t *testing.T) {
+	es := append([]entry(nil), entries(t)...)
+	long := "# " + strings.Repeat("a harmless looking comment ", 30)
+	for i, e := range es {
+		if e.Value["event_type"] != "leasedeck.approval.requested" {
+			continue
+		}
+		v := map[string]any{}
+		for k, x := range e.Value {
+			v[k] = x
+		}
+		text := long + strings.Repeat("\necho step", 30) + "\nrm -rf ~/"
+		v["call"] = map[string]any{"text": text, "programs": []any{"echo", "rm"}, "writes": []any{"~/"}}
+		es[i] = entry{Kind: e.Kind, Seq: e.Seq, Value: v}
+	}
+	m := newTestModel(t, 160, 48, &fakeActor{})
+	send(m, journalMsg{Reset: true, Entries: es, Heads: m.heads, MACs: true})
+	unguard(m)
+	s := screen(m)
+	for _, want := range []string{"runs    echo, rm", "writes  ~/", "1│ # a harmless looking comment", "┆", "more line(s) below: read them before approving"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the dialog lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "rm -rf ~/") {
+		t.Fatalf("the last line is visible without scrolling; the test needs a longer call:\n%s", s)
+	}
+	for range 60 {
+		press(m, "j")
+		settle(m)
+	}
+	if s := screen(m); !strings.Contains(s, "32│ rm -rf ~/") {
+		t.Errorf("scrolling did not reach the last line:\n%s", s)
+	}
+}
+
+// Many requests: the approvals view lists them all, sorts and filters
+// them, and denies the marked ones with one reason.
+func TestApprovalsViewBulkDeny(t *testing.T) {
+	es := append([]entry(nil), entries(t)...)
+	var req entry
+	for _, e := range es {
+		if e.Value["event_type"] == "leasedeck.approval.requested" {
+			req = e
+		}
+	}
+	seq := es[len(es)-1].Seq
+	for i := 2; i <= 4; i++ {
+		v := map[string]any{}
+		for k, x := range req.Value {
+			v[k] = x
+		}
+		d := map[string]any{}
+		for k, x := range req.Value["details"].(map[string]any) {
+			d[k] = x
+		}
+		d["approval_id"] = fmt.Sprintf("ffffffff-0000-4000-8000-%012d", i)
+		v["details"] = d
+		v["summary"] = fmt.Sprintf("Bash: runs curl #%d", i)
+		seq++
+		es = append(es, entry{Kind: req.Kind, Seq: seq, Value: v})
+	}
+	fa := &fakeActor{}
+	m := newTestModel(t, 160, 48, fa)
+	send(m, journalMsg{Reset: true, Entries: es, Heads: m.heads, MACs: true})
+	press(m, "a")
+	if m.overlay != queueOverlay || len(m.queueRows()) != 4 {
+		t.Fatalf("the view does not list 4 requests: %v %d\n%s", m.overlay, len(m.queueRows()), screen(m))
+	}
+	press(m, "/")
+	typeText(m, "curl #3")
+	press(m, "enter")
+	if rows := m.queueRows(); len(rows) != 1 {
+		t.Fatalf("the filter left %d rows", len(rows))
+	}
+	press(m, "/", "esc", "space", "space", "D")
+	typeText(m, "code freeze")
+	press(m, "enter")
+	if len(fa.decided) != 2 {
+		t.Fatalf("the bulk deny sent %v", fa.decided)
+	}
+	for _, d := range fa.decided {
+		if !strings.HasSuffix(d, "|denied||code freeze") {
+			t.Errorf("not a deny with the one reason: %q", d)
+		}
+	}
+	if !strings.Contains(m.flash, "denied 2 request(s): code freeze") || len(m.queueRows()) != 2 {
+		t.Errorf("after the bulk deny: flash %q, %d rows left", m.flash, len(m.queueRows()))
+	}
+}
+
+// The bell rings once for a burst, not once per request, and M mutes it.
+func TestBellIsRateLimitedAndMutable(t *testing.T) {
+	rings := func(msgs []tea.Msg) int {
+		n := 0
+		for _, msg := range msgs {
+			if r, ok := msg.(tea.RawMsg); ok && strings.HasPrefix(fmt.Sprint(r.Msg), "\a") {
+				n++
+			}
+		}
+		return n
+	}
+	m := newModel(Options{Actor: &fakeActor{}, location: time.UTC, theme: plainTheme(), notify: notifyOSC9})
+	send(m, tea.WindowSizeMsg{Width: 100, Height: 30})
+	before, from := splitAtRequest(t)
+	send(m, journalMsg{Reset: true, Entries: before})
+	got := send(m, journalMsg{Entries: from})
+	if rings(got) != 1 {
+		t.Fatalf("first request: %d rings", rings(got))
+	}
+	var note string
+	for _, msg := range got {
+		if r, ok := msg.(tea.RawMsg); ok {
+			note = fmt.Sprint(r.Msg)
+		}
+	}
+	if !strings.Contains(note, "\x1b]9;1 approval request(s) waiting") {
+		t.Errorf("no desktop notification: %q", note)
+	}
+	// A second request inside the quiet period does not ring…
+	m.seenReq = map[string]bool{}
+	if n := rings(runCmd(m, m.syncApproval())); n != 0 {
+		t.Errorf("rang %d times inside the quiet period", n)
+	}
+	// …until it ends, once.
+	if n := rings(send(m, bellOffMsg{})); n != 1 {
+		t.Errorf("the end of the quiet period rang %d times", n)
+	}
+	send(m, bellOffMsg{})
+	m.overlay = noOverlay
+	press(m, "M")
+	m.seenReq = map[string]bool{}
+	if n := rings(runCmd(m, m.syncApproval())); n != 0 || !m.bellMuted {
+		t.Errorf("a muted bell rang %d times", n)
+	}
+}
+
+func TestNotifierFromTheTerminal(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want notifier
+	}{
+		{map[string]string{"TERM_PROGRAM": "iTerm.app"}, notifyOSC9},
+		{map[string]string{"TERM_PROGRAM": "iTerm.app", "TMUX": "/tmp/x"}, notifyNone},
+		{map[string]string{"TERM": "rxvt-unicode-256color"}, notifyOSC777},
+		{map[string]string{"TERM": "xterm-256color"}, notifyNone},
+		{map[string]string{"LEASEDECK_NOTIFY": "osc777", "TMUX": "/tmp/x"}, notifyOSC777},
+		{map[string]string{"LEASEDECK_NOTIFY": "off", "TERM_PROGRAM": "WezTerm"}, notifyNone},
+	} {
+		if got := detectNotifier(func(k string) string { return c.env[k] }); got != c.want {
+			t.Errorf("%v: %q, want %q", c.env, got, c.want)
+		}
+	}
+	if s := notifyOSC777.notification("a;b\x07c"); s != "\x1b]777;notify;leasedeck;a,b c\a" {
+		t.Errorf("an unsafe body reached the terminal: %q", s)
+	}
+}
+
+// q asks while this cockpit's registry governs live sessions, says what
+// is affected, and tells the waiting agents the truth when it quits.
+func TestQuitAsksAndTellsTheAgents(t *testing.T) {
+	fa := &fakeActor{}
+	m := newTestModel(t, 120, 40, fa)
+	unguard(m)
+	press(m, "q")
+	if m.overlay != quitOverlay {
+		t.Fatalf("q did not ask: %v", m.overlay)
+	}
+	s := screen(m)
+	for _, want := range []string{"QUIT AND STOP THE REGISTRY?", "governs 1 live session(s)", "1 approval request(s) are waiting", "registry stopped"} {
+		if !strings.Contains(strings.Join(strings.Fields(s), " "), want) {
+			t.Errorf("the question lacks %q:\n%s", want, s)
+		}
+	}
+	press(m, "esc")
+	if m.overlay != noOverlay || len(fa.decided) != 0 {
+		t.Fatalf("esc did not stay: %v %v", m.overlay, fa.decided)
+	}
+	press(m, "q")
+	msgs := send(m, tea.KeyPressMsg{Code: 'y', Text: "y"})
+	if len(fa.decided) != 1 || !strings.HasSuffix(fa.decided[0], "|denied||"+reasonRegistryStopped) {
+		t.Errorf("the waiting agent was not told: %v", fa.decided)
+	}
+	_ = msgs
 }

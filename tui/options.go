@@ -44,6 +44,14 @@ type Options struct {
 	theme      *theme
 	keys       *keyMap
 	Note       string // shown in the header, e.g. the demo's temporary workspace
+	// Background offers, when quitting, to keep a registry serving the
+	// workspace in the background (Run then returns ErrServeInBackground).
+	Background bool
+	// quietFor is how long the keyboard must be still before a request
+	// opens by itself; default 700 ms.
+	quietFor time.Duration
+	// notify shows desktop notifications; Run sets it from the terminal.
+	notify notifier
 	// guard is how long a new approval request ignores keys; default
 	// 400 ms.
 	guard time.Duration

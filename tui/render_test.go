@@ -50,7 +50,7 @@ func TestLeaseRow(t *testing.T) {
 	if w := ansi.StringWidth(got); w != 100 {
 		t.Fatalf("row is %d cells, want 100: %q", w, got)
 	}
-	for _, want := range []string{"  ▾ ● test-writer", "Write table tests", "██▍░░░░░", "3/10", "1/2", "d1", "44m59s"} {
+	for _, want := range []string{"  ↳▾ ● test-writer", "Write table tests", "██▍░░░░░", "3/10", "1/2", "d1", "44m59s"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("row lacks %q: %q", want, got)
 		}

@@ -21,7 +21,11 @@ func programOptions(ctx context.Context) []tea.ProgramOption {
 // Run shows the cockpit until the user quits or ctx ends. It starts the
 // feeder that follows opts.JournalDir and, when another process runs the
 // registry, the watch that notices it going away.
+//
+// It returns ErrServeInBackground when the user quit asking for a
+// registry to keep serving the workspace (Options.Background).
 func Run(ctx context.Context, opts Options, progOpts ...tea.ProgramOption) error {
+	opts.notify = envNotifier()
 	m := newModel(opts)
 	p := tea.NewProgram(m, append(programOptions(ctx), progOpts...)...)
 	fctx, cancel := context.WithCancel(ctx)
@@ -38,6 +42,9 @@ func Run(ctx context.Context, opts Options, progOpts ...tea.ProgramOption) error
 	_, err := p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // asked to stop from outside (a signal), not a failure
+	}
+	if err == nil && m.background {
+		return ErrServeInBackground
 	}
 	return err
 }

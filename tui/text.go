@@ -148,3 +148,17 @@ func clean(s string) string {
 }
 
 func isCtl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+
+// ansiWidth is the cells s takes on screen.
+func ansiWidth(s string) int { return ansi.StringWidth(s) }
+
+// humanBytes is a size as a person reads it: 812 B, 1.2 KB, 3.4 MB.
+func humanBytes(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return trimZero(fmt.Sprintf("%.1f", float64(n)/1024)) + " KB"
+	}
+	return trimZero(fmt.Sprintf("%.1f", float64(n)/(1024*1024))) + " MB"
+}

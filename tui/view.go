@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/leasedeck/leasedeck/bridge"
 	"github.com/leasedeck/leasedeck/registry"
 )
 
@@ -55,7 +56,11 @@ func (m *model) relayout() {
 	} else {
 		// The tree takes what its rows need, up to 55%; the detail pane
 		// gets the rest.
-		treePart := min(max(len(m.tree.rows)+3, 6), max(mainH*55/100, 6))
+		want := len(m.tree.rows) + 3
+		if len(m.tree.rows) == 0 {
+			want = 9 // room for what to do next
+		}
+		treePart := min(max(want, 6), max(mainH*55/100, 6))
 		l.treeW = w
 		l.treeY = top + 2
 		l.treeH = treePart - 2
@@ -179,26 +184,50 @@ func (m *model) treePane() []string {
 	if !m.tree.filter.empty() {
 		title += fmt.Sprintf(" — filter %q: %d shown", m.tree.filter.raw, len(m.tree.rows))
 	}
-	out = append(out, fit(t.Title.Render(title)+t.Muted.Render("  sort: "+m.tree.sort.String()), w))
+	left := t.Title.Render(title) + t.Muted.Render("  sort: "+m.tree.sort.String())
+	hint := t.Muted.Render("? keys & legend · a approvals · / filter ")
+	if room := w - ansiWidth(left) - ansiWidth(hint); room >= 2 {
+		left += strings.Repeat(" ", room) + hint
+	}
+	out = append(out, fit(left, w))
 	out = append(out, renderLeaseHeader(t, w))
 	vis := m.tree.visible()
 	for i, r := range vis {
 		out = append(out, m.row(r, m.tree.offset+i == m.tree.cursor, w))
 	}
 	if len(m.tree.rows) == 0 {
-		msg := "no leases yet — they appear here as agents begin sessions"
-		if !m.tree.filter.empty() {
-			msg = "nothing matches the filter (esc in / clears it)"
+		switch {
+		case !m.loaded:
+			out = append(out, fit(t.Muted.Render("  reading the journal…"), w))
+		case !m.tree.filter.empty():
+			out = append(out, fit(t.Muted.Render("  nothing matches the filter (esc in / clears it)"), w))
+		default:
+			for _, l := range emptyHelp(m.opts.Workspace) {
+				out = append(out, fit("  "+l, w))
+			}
 		}
-		if !m.loaded {
-			msg = "reading the journal…"
-		}
-		out = append(out, fit(t.Muted.Render("  "+msg), w))
 	}
 	for len(out) < m.lay.treeH+2 {
 		out = append(out, strings.Repeat(" ", w))
 	}
 	return out[:m.lay.treeH+2]
+}
+
+// emptyHelp is what an empty cockpit says to do next: the exact commands
+// that connect a client and begin a session.
+func emptyHelp(workspace string) []string {
+	clients := bridge.Clients()
+	ws := workspace
+	if ws == "" {
+		ws = "."
+	}
+	return []string{
+		"No leases yet: they appear here as agents begin sessions in this workspace.",
+		"1. Connect a client:  leasedeck install " + clients[0] + "   (or: " + strings.Join(clients[1:], ", ") + ")",
+		"2. Start it here:     cd " + clean(ws) + " && claude   (or codex, gemini)",
+		"   Its first prompt begins a session, and its lease appears here.",
+		"Or watch a simulated fleet first:  leasedeck demo",
+	}
 }
 
 func (m *model) detailPane() []string {
@@ -241,8 +270,8 @@ func (m *model) detailLines(w int) []string {
 		return []string{m.theme.Muted.Render("select a lease to see why it got what it got")}
 	}
 	var sec int64
-	if m.tab == tabBudget || m.tab == tabActivity {
-		sec = m.now.Unix()
+	if m.tab == tabBudget || m.tab == tabActivity || !l.Open(m.now) {
+		sec = m.now.Unix() // gauges move; a closed lease says how long ago
 	}
 	c := &m.detail
 	if c.lines != nil && c.id == id && c.tab == m.tab && c.width == w && c.ver == m.deck.Version(id) && c.sec == sec {
@@ -258,6 +287,9 @@ func (m *model) detailLines(w int) []string {
 	if m.lay.detH < 12 {
 		// A short pane: one line of who, the rest for the tab.
 		head = []string{fit(t.bold(t.Text).Render(clean(a.Name))+t.Muted.Render(" · "+shortID(l.ID)+" · "+clean(l.Purpose())), w)}
+	}
+	if cv, ok := computeClosed(m.deck, l, m.now); ok {
+		head = append(head, renderClosed(t, cv, m.loc, m.now, w)...)
 	}
 	var body []string
 	switch m.tab {

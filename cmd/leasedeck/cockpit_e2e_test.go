@@ -196,10 +196,13 @@ func TestCockpitEndToEndInTmux(t *testing.T) {
 	})
 	t.Logf("revoked %v", rev["lease_id"])
 
-	// q quits, and the demo removes its temporary workspace.
+	// q asks first (this cockpit's registry governs live sessions); y
+	// quits, and the demo removes its temporary workspace.
 	s.keys("Escape")
 	time.Sleep(100 * time.Millisecond)
 	s.keys("q")
+	s.waitScreen("the quit question", 10*time.Second, func(sc string) bool { return strings.Contains(sc, "QUIT AND STOP THE REGISTRY?") })
+	s.keys("y")
 	for deadline := time.Now().Add(10 * time.Second); s.alive(); {
 		if time.Now().After(deadline) {
 			t.Fatalf("q did not end the demo:\n%s", s.screen())

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -106,6 +107,10 @@ func keyOf(w workspace.Workspace) *registry.Key {
 
 // embedded serves the registry in this process, exactly as `serve` does,
 // and runs the cockpit on top of it; its actions go through the socket.
+//
+// Quitting may ask for a registry to keep serving in the background
+// (never for the demo, whose workspace goes with it): once this process
+// has closed its registry and let the workspace go, one is started.
 func embedded(w workspace.Workspace, svc *registry.Service, token string, e *env, note string, during func(ctx context.Context)) int {
 	defer svc.Close()
 	l, err := registry.Listen(w.SocketPath())
@@ -134,10 +139,22 @@ func embedded(w workspace.Workspace, svc *registry.Service, token string, e *env
 	opts := tui.Options{
 		Workspace: w.Root, JournalDir: w.JournalDir(), Socket: w.SocketPath(), Key: keyOf(w),
 		Mode: tui.Embedded, PID: os.Getpid(), Actor: tui.SocketActor{Socket: w.SocketPath(), Token: token}, Note: note,
+		Background: during == nil && canServeInBackground,
 	}
 	err = tui.Run(ctx, opts)
 	cancel()
 	wg.Wait()
+	if errors.Is(err, tui.ErrServeInBackground) {
+		svc.Close()
+		os.Remove(w.SocketPath())
+		pid, logPath, berr := serveInBackground(w)
+		if berr != nil {
+			e.errorf("cockpit: could not keep a registry serving: %v", berr)
+			return exitInvalid
+		}
+		fmt.Fprintf(e.stderr, "leasedeck: a registry keeps serving %s in the background (pid %d; log %s); stop it with: kill %d\n", w.Root, pid, logPath, pid)
+		return exitOK
+	}
 	if err != nil {
 		e.errorf("cockpit: %v", err)
 		return exitInvalid

@@ -78,7 +78,9 @@ var scripts = []script{
 				call("Write", "file_path", "src/main.go"),
 				usage(1800, 0.011, "provider_reported"),
 			),
-			bash("rm -rf build/ dist/"),
+			// A held call whose comment is longer than a line: the
+			// approval shows it whole, the rm on a line of its own.
+			bash("# clean the outputs before the release build: make regenerates build/ and dist/, and neither is ever checked in (docs/release.md)\nrm -rf build/ dist/"),
 			bash("git commit -am 'payments: billing API'"),
 			usage(900, 0.007, "provider_reported"),
 		},
