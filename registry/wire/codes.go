@@ -79,7 +79,7 @@ var Codes = []struct {
 	Code Code
 	Doc  string
 }{
-	{BadRequest, "the message is malformed, names an unknown op, or a member is missing or of the wrong type"},
+	{BadRequest, "the message is malformed, names an unknown op, or a member is missing, of the wrong type or out of range (a usage figure that is not finite, is negative, is above 2^53−1, or tokens that are not whole)"},
 	{TooLarge, "the message is over 4 MiB; it is skipped and the connection keeps working"},
 	{Unauthorized, "the op, or this use of it, needs the operator token"},
 	{WrongSession, "the session capability is missing or belongs to another session"},
