@@ -11,10 +11,12 @@ import (
 // and a replay of the journal cannot differ.
 func (s *Service) appendAudit(a record.Audit) error {
 	v := a.Value()
-	if _, err := s.w.Append(journal.Audit, v); err != nil {
+	at, err := s.w.Append(journal.Audit, v)
+	if err != nil {
 		return err
 	}
 	l := record.Parse(journal.Audit, v)
+	l.Offset, l.Seq, l.Located = at.Offset, at.Seq, true
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return FoldLine(s.st, s.book, &l)
@@ -27,13 +29,15 @@ func (s *Service) appendLeases(recs ...record.Lease) error {
 	for i := range recs {
 		vs[i] = recs[i].Value()
 	}
-	if _, err := s.w.AppendAll(journal.Leases, vs); err != nil {
+	ats, err := s.w.AppendAll(journal.Leases, vs)
+	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, v := range vs {
+	for i, v := range vs {
 		l := record.Parse(journal.Leases, v)
+		l.Offset, l.Seq, l.Located = ats[i].Offset, ats[i].Seq, true
 		if err := FoldLine(s.st, s.book, &l); err != nil {
 			return err
 		}

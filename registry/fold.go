@@ -21,7 +21,7 @@ func Fold(st *State, book *approvals.Book, k journal.Kind, v map[string]any) err
 func FoldLine(st *State, book *approvals.Book, l *record.Line) error {
 	if l.Kind == journal.Leases {
 		r := &l.Lease
-		if err := st.applyLease(r); err != nil {
+		if err := st.applyLease(l); err != nil {
 			return err
 		}
 		if r.Event != record.Granted && r.Event != record.Refused && r.Event != record.Narrowed && r.LeaseID != "" {
@@ -30,7 +30,7 @@ func FoldLine(st *State, book *approvals.Book, l *record.Line) error {
 		return nil
 	}
 	a := &l.Audit
-	st.applyAudit(a)
+	st.applyAudit(l)
 	d := &a.Details
 	switch a.EventType {
 	case EventApprovalAsked:
@@ -60,7 +60,8 @@ func splitNames(s string) []string {
 // applyLease folds one lease record. Unknown events from a newer writer
 // are ignored (additive rule, SPEC §10); a record about an unknown lease
 // is an error the caller reports (journal verify).
-func (s *State) applyLease(r *record.Lease) error {
+func (s *State) applyLease(line *record.Line) error {
+	r := &line.Lease
 	id := r.LeaseID
 	switch r.Event {
 	case record.Granted:
@@ -78,12 +79,19 @@ func (s *State) applyLease(r *record.Lease) error {
 			DeclaredHash: sl.DeclaredHash, Declared: r.Declared,
 			IssuedAt: sl.Issued(), ExpiresAt: sl.Expires(),
 		}
+		l.where.start(line)
 		return s.add(l)
 	case record.Refused:
 		at := r.Time()
-		return s.add(&LeaseState{ID: id, ParentID: r.ParentLeaseID, Status: Refused,
+		l := &LeaseState{ID: id, ParentID: r.ParentLeaseID, Status: Refused,
 			DeclaredHash: r.DeclaredHash, Reason: r.Reason, IssuedAt: at, ClosedAt: at,
-			Declared: r.Declared, Reasons: r.SortedReasons()})
+			Declared: r.Declared, Reasons: r.SortedReasons()}
+		l.where.start(line)
+		if err := s.add(l); err != nil {
+			return err
+		}
+		l.compact()
+		return nil
 	}
 	l := s.Leases[id]
 	if l == nil {
@@ -111,6 +119,7 @@ func (s *State) applyLease(r *record.Lease) error {
 		if r.Reason != "" {
 			l.Reason = r.Reason
 		}
+		l.compact()
 	}
 	return nil
 }
@@ -118,7 +127,8 @@ func (s *State) applyLease(r *record.Lease) error {
 // applyAudit folds the audit events that change lease state: gate
 // decisions (an allowed call spends one step), usage reports, and the
 // session and admission events.
-func (s *State) applyAudit(a *record.Audit) {
+func (s *State) applyAudit(line *record.Line) {
+	a := &line.Audit
 	d := &a.Details
 	if d.AdmissionID != "" || a.EventType == EventSessionStarted {
 		s.foldSession(a)
@@ -132,7 +142,16 @@ func (s *State) applyAudit(a *record.Audit) {
 		if a.EventType == EventGateAllowed {
 			s.Charge(d.LeaseID, Spend{Steps: figure(d.Steps)})
 		}
-		l.Activity = append(l.Activity, GateEvent{At: a.Time(), Tool: d.Tool,
+		at := a.Time()
+		l.LastActivity = at
+		l.Decisions++
+		l.where.addActivity(line)
+		if l.Compacted {
+			// A call under a closed lease is still answered and recorded
+			// (blocked); its line is read back with the rest.
+			return
+		}
+		l.Activity = append(l.Activity, GateEvent{At: at, Tool: d.Tool,
 			Decision: d.Decision, Reason: a.Reasoning, Summary: a.Summary})
 		if len(l.Activity) >= 2*maxActivity {
 			// Trim in halves, not per event: copying the window on every

@@ -103,9 +103,11 @@ func Open(cfg Config) (*Service, error) {
 		HeadPath:       cfg.HeadPath,
 		SigningKeyPath: cfg.CheckpointKeyPath,
 		Now:            cfg.Now,
-		Replay: func(k journal.Kind, l *journal.Line) error {
-			if err := Fold(s.st, s.book, k, l.Value); err != nil {
-				replayErr = append(replayErr, fmt.Sprintf("%s line %d: %v", k, l.Number, err))
+		Replay: func(k journal.Kind, jl *journal.Line) error {
+			l := record.Parse(k, jl.Value)
+			l.Offset, l.Seq, l.Located = jl.Offset, jl.Seq, true
+			if err := FoldLine(s.st, s.book, &l); err != nil {
+				replayErr = append(replayErr, fmt.Sprintf("%s line %d: %v", k, jl.Number, err))
 			}
 			return nil
 		},

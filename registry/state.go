@@ -71,7 +71,21 @@ type LeaseState struct {
 
 	Spent    Spend
 	Children []string // every child ever issued, in issue order
+	// Activity is the recent gate decisions, while the lease is open (or
+	// its lines' places in the files are not known).
 	Activity []GateEvent
+	// LastActivity and Decisions summarise every gate decision ever made
+	// under the lease, open or closed.
+	LastActivity time.Time
+	Decisions    int
+
+	// Compacted: the lease is closed and only its summary is in memory;
+	// the signed lease, the declaration and the activity are read back
+	// from the journal on demand (see compact.go).
+	Compacted bool
+	where     lineRange
+	agent     Agent  // kept for display once Declared is dropped
+	purpose   string // likewise
 }
 
 // maxActivity bounds the per-lease activity kept in memory.
@@ -81,6 +95,9 @@ const maxActivity = 200
 func (l *LeaseState) Agent() Agent {
 	if l.Granted != nil {
 		return l.Granted.Agent
+	}
+	if l.Compacted {
+		return l.agent
 	}
 	if m, err := ParseManifest(l.Declared); err == nil {
 		return m.Agent
@@ -92,6 +109,9 @@ func (l *LeaseState) Agent() Agent {
 func (l *LeaseState) Purpose() string {
 	if l.Granted != nil {
 		return l.Granted.Purpose
+	}
+	if l.Compacted {
+		return l.purpose
 	}
 	if m, err := ParseManifest(l.Declared); err == nil {
 		return m.Purpose

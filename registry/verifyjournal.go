@@ -29,7 +29,7 @@ func VerifyJournal(dir string, key *Key, anchors journal.VerifyOptions) journal.
 	opts.Line = func(k journal.Kind, jl *journal.Line) []string {
 		l := record.Parse(k, jl.Value)
 		if k == journal.Audit {
-			st.applyAudit(&l.Audit)
+			st.applyAudit(&l)
 			return nil
 		}
 		r := &l.Lease
@@ -51,7 +51,7 @@ func VerifyJournal(dir string, key *Key, anchors journal.VerifyOptions) journal.
 				reasons = append(reasons, fmt.Sprintf("%s %s %s", p.Check, p.Path, p.Message))
 			}
 		}
-		if err := st.applyLease(r); err != nil {
+		if err := st.applyLease(&l); err != nil {
 			reasons = append(reasons, "does not fold: "+err.Error())
 		}
 		return reasons

@@ -32,7 +32,8 @@ func leaseOut(v LeaseView) wire.LeaseView {
 		ClosedAt: v.ClosedAt, Reason: v.Reason, Refusals: v.Refusals, RevokedBy: v.RevokedBy,
 		Generation: v.Generation, Children: v.Children, LiveChildren: v.LiveChildren, Budget: v.Budget,
 		Remaining: v.Remaining, Spent: v.Spent, Narrowing: v.Narrowing, Lease: v.Lease, Declared: v.Declared,
-		Confinement: v.Confinement,
+		Confinement:  v.Confinement,
+		HistoryError: v.HistoryError,
 	}
 	for _, e := range v.LastDecisions {
 		out.Activity = append(out.Activity, wire.GateEvent(e))

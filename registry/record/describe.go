@@ -13,6 +13,13 @@ type Line struct {
 	Kind  journal.Kind
 	Lease Lease // when Kind is journal.Leases
 	Audit Audit // when Kind is journal.Audit
+	// Offset is where the line starts in its file, when Located: the
+	// registry knows it (replay, its own appends) and keeps only that for
+	// the history of a closed lease; a reader that does not know it (the
+	// cockpit following the files) keeps the history in memory.
+	Offset  int64
+	Seq     uint64
+	Located bool
 }
 
 // Parse reads a journal value of file k.

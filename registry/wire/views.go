@@ -30,6 +30,9 @@ type LeaseView struct {
 	// Confinement: whether the lease's process tree is held in the kernel,
 	// and by what; absent outside a confined run.
 	Confinement *Confinement `json:"confinement,omitempty"`
+	// HistoryError says why a closed lease's history, read back from the
+	// journal, is not shown (its lines no longer check).
+	HistoryError string `json:"history_error,omitempty"`
 }
 
 // GateEvent is one gate decision in a lease's activity.
