@@ -237,3 +237,72 @@ func TestCockpitApprovalsViewAndQuit(t *testing.T) {
 		t.Error("no waiting agent was told the cockpit's registry stopped")
 	}
 }
+
+// Quitting a cockpit whose registry governs a live session, asking for a
+// registry to keep serving: the waiting call is denied with the truth, a
+// background `leasedeck serve` takes over the workspace, and the next
+// cockpit or CLI call finds it.
+func TestCockpitQuitKeepsARegistryInTheBackground(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (CI installs it; locally: apt-get install -y tmux); skipping the terminal end-to-end test")
+	}
+	w := newWorkspace(t)
+	s := &tmuxSession{t: t, name: fmt.Sprintf("leasedeck-e2e-bg-%d", os.Getpid())}
+	exec.Command("tmux", "kill-session", "-t", s.name).Run()
+	env := fmt.Sprintf("XDG_CONFIG_HOME=%s XDG_STATE_HOME=%s LEASEDECK_WORKSPACE=", w.cfg, w.state)
+	// The pane outlives the cockpit so that what it printed can be read.
+	s.tmux("new-session", "-d", "-s", s.name, "-x", "160", "-y", "48", fmt.Sprintf("cd %s && env %s %s; sleep 60", w.dir, env, binary))
+	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", s.name).Run() })
+	s.waitScreen("the empty cockpit", 20*time.Second, func(sc string) bool { return strings.Contains(sc, "leasedeck install claude-code") })
+
+	if r := w.hook("claude-code", w.payload("claude-code", "SessionStart", nil)); r.code != 0 || !strings.Contains(r.stdout, "governs this session") {
+		t.Fatalf("SessionStart: %+v", r)
+	}
+	held := make(chan string, 1)
+	go func() {
+		pre := w.payload("claude-code", "PreToolUse", func(m map[string]any) {
+			m["tool_name"] = "Bash"
+			m["tool_input"] = map[string]any{"command": "rm -rf build/"}
+		})
+		cmd := exec.Command(binary, "hook", "claude-code", "--timeout", "60")
+		cmd.Dir, cmd.Env, cmd.Stdin = w.dir, w.env, strings.NewReader(pre)
+		out, _ := cmd.Output()
+		held <- string(out)
+	}()
+	s.waitScreen("the held call", 20*time.Second, func(sc string) bool { return strings.Contains(sc, "APPROVAL NEEDED") })
+	time.Sleep(time.Second) // a pause: the next key is deliberate
+	s.keys("q")
+	sc := s.waitScreen("the quit question", 10*time.Second, func(sc string) bool { return strings.Contains(sc, "QUIT AND STOP THE REGISTRY?") })
+	if !strings.Contains(sc, "governs 1 live session(s)") || !strings.Contains(sc, "b quit, keep a registry") {
+		t.Errorf("the question does not say what is affected, or offers no background registry:\n%s", sc)
+	}
+	s.keys("b")
+	sc = s.waitScreen("the background registry's pid", 30*time.Second, func(sc string) bool { return strings.Contains(sc, "stop it with: kill ") })
+	var pid int
+	if i := strings.Index(sc, "stop it with: kill "); i >= 0 {
+		fmt.Sscanf(sc[i+len("stop it with: kill "):], "%d", &pid)
+	}
+	if pid <= 0 {
+		t.Fatalf("no pid in:\n%s", sc)
+	}
+	t.Cleanup(func() {
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Signal(os.Interrupt)
+		}
+	})
+	select {
+	case out := <-held:
+		if !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "the cockpit's registry stopped") {
+			t.Errorf("the waiting agent was not told the truth: %s", out)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the held call was never answered")
+	}
+	if r := w.run("", "status"); r.code != 0 || !strings.Contains(r.stdout+r.stderr, fmt.Sprint(pid)) {
+		t.Errorf("no registry answers after the cockpit quit: %+v", r)
+	}
+	// The session goes on under the background registry.
+	if r := w.hook("claude-code", w.payload("claude-code", "PreToolUse", nil)); r.code != 0 || strings.Contains(r.stdout, "registry unreachable") {
+		t.Errorf("the session's next call found no registry: %+v", r)
+	}
+}

@@ -118,7 +118,14 @@ func embedded(w workspace.Workspace, svc *registry.Service, token string, e *env
 		e.errorf("cannot listen on %s: %v", w.SocketPath(), err)
 		return exitInvalid
 	}
-	defer os.Remove(w.SocketPath())
+	// The socket goes with this registry, unless a background registry
+	// has taken the path over by then.
+	ownSocket := true
+	defer func() {
+		if ownSocket {
+			os.Remove(w.SocketPath())
+		}
+	}()
 	// Bubble Tea handles SIGINT and SIGTERM itself; a closed terminal
 	// (SIGHUP) must also end the cockpit through its cleanup, or the
 	// socket (and a demo's temporary workspace) would be left behind.
@@ -147,6 +154,7 @@ func embedded(w workspace.Workspace, svc *registry.Service, token string, e *env
 	if errors.Is(err, tui.ErrServeInBackground) {
 		svc.Close()
 		os.Remove(w.SocketPath())
+		ownSocket = false
 		pid, logPath, berr := serveInBackground(w)
 		if berr != nil {
 			e.errorf("cockpit: could not keep a registry serving: %v", berr)
