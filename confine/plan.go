@@ -290,28 +290,27 @@ func narrow(out []Rule, dir string, acc Access, carves []carve) ([]Rule, error) 
 		if e.Type()&os.ModeSymlink != 0 {
 			continue
 		}
-		var below []carve
-		skip := false
+		entry, below, hidden := acc, []carve(nil), false
 		for _, c := range carves {
-			if c.path == p {
-				if !c.hide && acc&^Write != 0 {
-					out = append(out, Rule{Path: p, Access: acc &^ Write, File: !e.IsDir()})
-				}
-				skip = true
-			} else if within(c.path, p) {
+			switch {
+			case c.path == p && c.hide:
+				hidden = true
+			case c.path == p:
+				entry &^= Write // protected: readable, never writable
+			case within(c.path, p):
 				below = append(below, c)
 			}
 		}
-		if skip {
+		if hidden || entry == 0 {
 			continue
 		}
 		if len(below) > 0 && e.IsDir() {
-			if out, err = narrow(out, p, acc, below); err != nil {
+			if out, err = narrow(out, p, entry, below); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		out = append(out, Rule{Path: p, Access: acc, File: !e.IsDir()})
+		out = append(out, Rule{Path: p, Access: entry, File: !e.IsDir()})
 		if len(out) > maxRules {
 			return nil, fmt.Errorf("confining %s needs more than %d kernel rules; narrow write_paths/read_paths", dir, maxRules)
 		}
