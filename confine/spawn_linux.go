@@ -198,7 +198,11 @@ func (ch *Child) Pid() int { return ch.cmd.Process.Pid }
 // Stop ends the whole tree: SIGTERM to every process in it, then, after
 // grace, SIGKILL to what is left. It returns once the tree is gone.
 func (ch *Child) Stop(grace time.Duration) {
-	ch.signalTree(syscall.SIGTERM)
+	if ch.Namespace {
+		ch.cmd.Process.Signal(syscall.SIGTERM) // the stage passes it to the whole namespace
+	} else {
+		ch.signalTree(syscall.SIGTERM)
+	}
 	select {
 	case <-ch.done:
 	case <-time.After(grace):
@@ -206,8 +210,16 @@ func (ch *Child) Stop(grace time.Duration) {
 	ch.Kill()
 }
 
-// Kill SIGKILLs the tree and waits for the stage.
+// Kill SIGKILLs the tree and waits for the stage. In the PID namespace
+// the stage is the namespace's init: when it dies the kernel kills every
+// process left in the namespace, and none can leave it.
 func (ch *Child) Kill() {
+	if ch.Namespace {
+		ch.cmd.Process.Kill()
+		<-ch.done
+		ch.removeMasks()
+		return
+	}
 	for i := 0; i < 50; i++ {
 		n := ch.signalTree(syscall.SIGKILL)
 		select {

@@ -30,7 +30,6 @@ const RunTicketEnv = wire.RunTicketEnv
 
 // Audit events of confined runs.
 const (
-	EventRunStarted  = "leasedeck.run.started"
 	EventRunConfined = "leasedeck.run.confined"
 	EventRunEnded    = "leasedeck.run.ended"
 	EventEgress      = "leasedeck.egress.connection"
@@ -157,11 +156,6 @@ func (h *Handler) opRunBegin(_ context.Context, _ *call, p *wire.RunBeginParams)
 	}
 	ticket := hex.EncodeToString(b)
 	s.runs.add(res.LeaseID, sha256.Sum256([]byte(ticket)))
-	details := map[string]any{"lease_id": res.LeaseID, "client": redact.OneLine(p.Client, 64), "pid": int64(p.PID)}
-	if err := s.appendAudit(runAudit(EventRunStarted, s.Now(), "confined run starts under lease "+shortID(res.LeaseID), details)); err != nil {
-		s.runs.update(res.LeaseID, func(c *Confinement) { c.Ended = true })
-		return wire.RunBeginResult{}, mapErr(err)
-	}
 	return wire.RunBeginResult{Issue: issueOut(res), Ticket: ticket}, nil
 }
 

@@ -433,3 +433,45 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("exit status not passed on: %+v", r)
 	}
 }
+
+// BenchmarkRunStartup measures `leasedeck run -- true` against a bare
+// `true`: the lease from the registry, the proxy, the plan, the stage with
+// its namespaces and Landlock, and the run's end, all journaled.
+func BenchmarkRunStartup(b *testing.B) {
+	if _, err := confine.ABI(); err != nil {
+		b.Skipf("the kernel has no Landlock: %v", err)
+	}
+	dir, _ := filepath.EvalSymlinks(b.TempDir())
+	base := shortTempDir(b)
+	env := append(isolatedEnv(base), "HOME="+b.TempDir(), "PATH=/usr/bin:/bin")
+	initCmd := exec.Command(binary, "init", dir)
+	initCmd.Env = env
+	if out, err := initCmd.CombinedOutput(); err != nil {
+		b.Fatalf("init: %v %s", err, out)
+	}
+	serve := exec.Command(binary, "serve")
+	serve.Dir, serve.Env = dir, env
+	stderr, _ := serve.StderrPipe()
+	if err := serve.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { serve.Process.Signal(os.Interrupt); serve.Wait() }()
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && !strings.Contains(sc.Text(), "registry serving") {
+	}
+	go io.Copy(io.Discard, stderr)
+	for _, tc := range []struct {
+		name string
+		argv []string
+	}{{"bare", []string{"/bin/true"}}, {"run", []string{binary, "run", "--client", "claude-code", "--", "/bin/true"}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command(tc.argv[0], tc.argv[1:]...)
+				cmd.Dir, cmd.Env = dir, env
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %v\n%s", tc.argv, err, out)
+				}
+			}
+		})
+	}
+}
