@@ -36,8 +36,19 @@ func (p *optWalk) has(names ...string) bool {
 	return false
 }
 
-// valueWord is an option's attached value as a word of its own.
+// valueWord is an option's value as a word of its own. A leading ~ stays
+// a tilde: bash expands it in a separate word and after the = of
+// --opt=~/x, and taking a quoted one for the home directory only errs
+// towards refusing.
 func valueWord(v string) *syntax.Word {
+	if strings.HasPrefix(v, "~") {
+		prefix, rest, _ := strings.Cut(v, "/")
+		parts := []syntax.WordPart{&syntax.Lit{Value: prefix}}
+		if strings.Contains(v, "/") {
+			parts = append(parts, &syntax.SglQuoted{Value: "/" + rest})
+		}
+		return &syntax.Word{Parts: parts}
+	}
 	return &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: v}}}
 }
 

@@ -29,6 +29,15 @@ func (a *analyzer) xargs(args []*syntax.Word, c ctx) {
 		}
 		inner.subst = v
 	}
+	for _, o := range []string{"a", "arg-file"} {
+		if v, ok := opts.seen[o]; ok {
+			if opts.dynamic[o] {
+				a.failf("cannot tell which file xargs reads: the value of -%s is not static", o)
+				return
+			}
+			a.readArg("xargs -a", valueWord(v), c)
+		}
+	}
 	prog := args[opts.prog:]
 	if len(prog) == 0 {
 		a.addExe("echo")
