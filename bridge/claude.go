@@ -286,6 +286,7 @@ func parseClaudeTool(p *payload, ev *Event, client string) error {
 		tc = newCall(native, native, copyMap(in), in)
 	}
 	tc.UseID = useID
+	setShellStartDir(tc, client, ev.Cwd, in)
 	ev.Tool = tc
 	ev.DurationMS = p.int64("duration_ms")
 	switch ev.Native {

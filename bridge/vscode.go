@@ -140,6 +140,7 @@ func parseVSCodeTool(p *payload, ev *Event) error {
 		tc = newCall(native, native, copyMap(in), in)
 	}
 	tc.UseID = useID
+	setShellStartDir(tc, "vscode", ev.Cwd, in)
 	ev.Tool = tc
 	if ev.Native == "PostToolUse" {
 		// PostToolUse fires only after a tool completed successfully.

@@ -1,0 +1,30 @@
+package bridge
+
+import "path/filepath"
+
+// setShellStartDir sets the directory a shell call starts in, which the
+// gate resolves the line's relative paths against: the hook payload's cwd
+// (Claude Code keeps its shell's directory from one call to the next), and
+// for Codex the call's workdir, relative to it. A cwd member that arrived in
+// a Claude Code Bash input is not a parameter of the tool, and an agent
+// could put anything there, so it is replaced (or dropped when the payload
+// names no directory).
+func setShellStartDir(tc *ToolCall, client, payloadCwd string, in map[string]any) {
+	if tc == nil || tc.Input == nil || (tc.Name != ToolBash && tc.Name != "PowerShell") {
+		return
+	}
+	delete(tc.Input, "cwd")
+	dir := payloadCwd
+	if client == "codex" {
+		if w, ok := in["workdir"].(string); ok && w != "" {
+			if filepath.IsAbs(w) || dir == "" {
+				dir = w
+			} else {
+				dir = filepath.Join(dir, w)
+			}
+		}
+	}
+	if dir != "" {
+		tc.Input["cwd"] = dir
+	}
+}
