@@ -49,6 +49,10 @@ func TestHookRefusesWhatTheGateCouldNotSee(t *testing.T) {
 		{"reading the CI workflow stays allowed", "claude-code", "PreToolUse.Read", func(m map[string]any) {
 			input(m)["file_path"] = filepath.Join(w.dir, ".github/workflows/ci.yml")
 		}, `"permissionDecision":"allow"`},
+		{"Glob listing everything stays allowed", "claude-code", "PreToolUse.Glob", func(m map[string]any) {
+			input(m)["pattern"] = "*"
+			delete(input(m), "path")
+		}, `"permissionDecision":"allow"`},
 		{"Glob for Go files stays allowed", "claude-code", "PreToolUse.Glob", func(m map[string]any) {
 			input(m)["pattern"] = "**/*.go"
 			delete(input(m), "path")

@@ -45,12 +45,17 @@ func joinGlob(dir, rest string) string {
 // pattern g: whether g names a path the deny pattern names. It is decided
 // on witnesses — paths each pattern is built to match, with every
 // wildcard made empty or a plain name — so ".env*", "**/.env", "{.env,x}"
-// and ".e[n]v" all meet a deny of ".env", and "**/*" meets every deny.
-// A ** that merely descends through a denied directory ("**/*.go" and
-// "secrets/**") is not a match here: what a recursive search reads below
-// its root is the root's question, checked as a read. A pattern that
-// cannot be interpreted overlaps everything.
+// and ".e[n]v" all meet a deny of ".env", and "secre?s/*" one of
+// "secrets/**". A pattern that only lists ("*", "**/*", "src/*") names
+// nothing: what a listing or a recursive search reaches below its root
+// is the root's question, checked as a read. A pattern that cannot be
+// interpreted overlaps everything.
 func MatchDenyGlob(deny string, g GlobRef) bool {
+	return matchDenyPattern(deny, g, globsOverlap)
+}
+
+// matchDenyPattern compares deny with the form of g it is written for.
+func matchDenyPattern(deny string, g GlobRef, overlap func(d, g string) bool) bool {
 	target := g.Rel
 	switch {
 	case deny == "~" || strings.HasPrefix(deny, "~/"):
@@ -64,10 +69,44 @@ func MatchDenyGlob(deny string, g GlobRef) bool {
 	if target == "" {
 		return false
 	}
-	return globsOverlap(deny, target)
+	return overlap(deny, target)
 }
 
-func globsOverlap(a, b string) bool {
+// globsOverlap reports whether the searched pattern g names a path the
+// deny pattern d names: g spelled out (".env*" → ".env"), or with its
+// single-character wildcards read as d's letters in the same place
+// (".e[n]v", ".ss?/id_*", "secre?s/*"). A pattern that only lists ("*",
+// "**/*", "src/*") spells nothing out.
+func globsOverlap(d, g string) bool {
+	if tooComplex(g) || !doublestar.ValidatePattern(d) || !doublestar.ValidatePattern(g) {
+		return true
+	}
+	cands := witnesses(g)
+	for _, ga := range expandBraces(g, maxWitnesses) {
+		for _, da := range expandBraces(d, 8) {
+			cands = append(cands, aligned(ga, da, false), aligned(ga, da, true))
+		}
+	}
+	for _, s := range cands {
+		if m, _ := doublestar.Match(d, s); m {
+			return true
+		}
+	}
+	return false
+}
+
+// tooComplex bounds what a searched pattern may ask of the matcher:
+// matching alternatives backtracks, so many brace groups or wildcards
+// could cost seconds. Beyond these a pattern is not interpreted, and
+// overlaps every deny entry (the call is refused).
+func tooComplex(p string) bool {
+	return len(p) > 1024 || strings.Count(p, "{") > 4 ||
+		strings.Count(p, "*")+strings.Count(p, "?")+strings.Count(p, "[") > 64
+}
+
+// globsIntersect reports whether two patterns can match one path, on
+// witnesses of each: for a write to a whole directory (WriteTouches).
+func globsIntersect(a, b string) bool {
 	if !doublestar.ValidatePattern(a) || !doublestar.ValidatePattern(b) {
 		return true
 	}
@@ -82,6 +121,100 @@ func globsOverlap(a, b string) bool {
 		}
 	}
 	return false
+}
+
+// aligned instantiates the brace-free pattern g segment by segment against
+// d (aligned from the start, or from the end): ? and classes take d's
+// letter at the same place, * takes nothing, ** is dropped.
+func aligned(g, d string, fromEnd bool) string {
+	gs, ds := strings.Split(g, "/"), strings.Split(d, "/")
+	out := make([]string, 0, len(gs))
+	for i, seg := range gs {
+		k := i
+		if fromEnd {
+			k = len(ds) - len(gs) + i
+		}
+		other := ""
+		if k >= 0 && k < len(ds) {
+			other = ds[k]
+		}
+		if seg == "**" {
+			continue
+		}
+		out = append(out, alignSegment(seg, other))
+	}
+	return strings.Join(out, "/")
+}
+
+func alignSegment(seg, other string) string {
+	var b strings.Builder
+	pos := 0 // the place in other, while it is known (before a *)
+	at := func() (byte, bool) {
+		if pos >= 0 && pos < len(other) && strings.IndexByte("*?[]{}\\", other[pos]) < 0 {
+			return other[pos], true
+		}
+		return 0, false
+	}
+	literal := strings.Trim(seg, "*?") != "" && !strings.HasPrefix(seg, "[")
+	for i := 0; i < len(seg); i++ {
+		switch c := seg[i]; c {
+		case '*':
+			// A segment that says something (".env*", "id_*") may go on
+			// as d does; a bare * only lists.
+			if literal && pos >= 0 && pos <= len(other) && i == len(seg)-1 {
+				b.WriteString(literalSegment(other[pos:], false))
+			}
+			pos = -1
+		case '?':
+			if o, ok := at(); ok {
+				b.WriteByte(o)
+			} else {
+				b.WriteByte('x')
+			}
+		case '[':
+			end := strings.IndexByte(seg[i+1:], ']')
+			if end < 0 {
+				b.WriteByte(c)
+				continue
+			}
+			body := seg[i+1 : i+1+end]
+			if o, ok := at(); ok && classHas(body, o) {
+				b.WriteByte(o)
+			} else {
+				b.WriteByte(classMember(body))
+			}
+			i += end + 1
+		case '\\':
+			if i+1 < len(seg) {
+				i++
+				b.WriteByte(seg[i])
+			}
+		default:
+			b.WriteByte(c)
+		}
+		if pos >= 0 {
+			pos++
+		}
+	}
+	return b.String()
+}
+
+// classHas reports whether a character class body ("a-z0", "!x") matches c.
+func classHas(body string, c byte) bool {
+	neg := strings.HasPrefix(body, "!") || strings.HasPrefix(body, "^")
+	if neg {
+		body = body[1:]
+	}
+	in := false
+	for i := 0; i < len(body); i++ {
+		if i+2 < len(body) && body[i+1] == '-' {
+			in = in || (c >= body[i] && c <= body[i+2])
+			i += 2
+			continue
+		}
+		in = in || body[i] == c
+	}
+	return in != neg
 }
 
 // maxWitnesses bounds brace expansion (a{b,c}{d,e}… doubles each time).
@@ -236,7 +369,7 @@ func WriteTouches(pattern string, ref PathRef) bool {
 		if h := strings.TrimPrefix(strings.TrimPrefix(form.Home, "~"), "/"); form.Home != "" && h != "" {
 			below.Home = escapeGlob(h) + "/**"
 		}
-		if MatchDenyGlob(pattern, below) {
+		if matchDenyPattern(pattern, below, globsIntersect) {
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package resources
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -32,6 +33,9 @@ func TestSearchPatternsMeetDenyPaths(t *testing.T) {
 		{"Glob", map[string]any{"pattern": "~/.ssh/*"}, true},
 		{"Glob", map[string]any{"pattern": "*", "path": "~/.ssh"}, true},
 		{"Glob", map[string]any{"pattern": "**/*.go"}, false},
+		{"Glob", map[string]any{"pattern": "*"}, false},
+		{"Glob", map[string]any{"pattern": "**/*"}, false},
+		{"Grep", map[string]any{"pattern": "KEY", "glob": "*"}, false},
 		{"Glob", map[string]any{"pattern": "src/*.{ts,tsx}"}, false},
 	} {
 		use, err := FromToolCall(ws, c.tool, c.input)
@@ -67,17 +71,42 @@ func TestGlobsOverlap(t *testing.T) {
 		{"secrets/**", "**/*.pem", false}, // descending through a denied directory: the read root's question
 		{"**/id_rsa", "~/.ssh/*", false},
 		{"**/id_rsa", "**/id_*", true},
-		{".git/config", ".git/**", true},
-		{".git/hooks/**", ".git/**", true},
+		{".git/config", ".git/**", false}, // a listing of .git names nothing in it
+		{"**/id_rsa", "**/id_*", true},
 		{".git/config", "src/**", false},
 		{".env", "*.go", false},
 		{"a/[!b]c", "a/xc", true},
-		{"a/{b,c}/d", "a/c/*", true},
+		{"a/{b,c}/d", "a/c/d", true},
 		{"a/{b,c}/d", "a/e/*", false},
 		{"[", "x", true}, // not a pattern: overlaps everything
+		{".env", "*", false},
+		{"unrelated", "{a,b}{a,b}{a,b}{a,b}{a,b}", true}, // too many alternatives to match cheaply: refused
+		{".leasedeck/**", "**/*", false},
+		{".leasedeck/**", "*", false},
+		{"src/secret/**", "src/*", false},
+		{"secrets/**", "secre?s/*", true},
+		{".env", ".e[n]v", true},
+		{".ssh/**", ".ssh/*", true},
+		{".ssh/**", ".ss?/id_*", true},
 	} {
 		if got := globsOverlap(c.a, c.b); got != c.want {
 			t.Errorf("overlap(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestGlobsIntersect(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{".git/config", ".git/**", true},
+		{".git/hooks/**", ".git/**", true},
+		{"a/{b,c}/d", "a/c/*", true},
+		{".git/config", "src/**", false},
+	} {
+		if got := globsIntersect(c.a, c.b); got != c.want {
+			t.Errorf("intersect(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}
 }
@@ -129,4 +158,19 @@ func TestShellApplyPatchWrites(t *testing.T) {
 	if _, err := FromToolCall(ws, "Bash", map[string]any{"command": "apply_patch < fix.patch"}); err == nil {
 		t.Error("a patch from a file was accepted")
 	}
+}
+
+// Any pair of patterns is decided without a panic, a pattern always names
+// what it spells literally, and a literal path is named by itself.
+func FuzzGlobsOverlap(f *testing.F) {
+	for _, s := range [][2]string{{".env", ".e[n]v"}, {"secrets/**", "secre?s/*"}, {"a/{b,c}/d", "{a,b}/**"}, {"[", "]"}, {"\\", "*\\"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, d, g string) {
+		globsOverlap(d, g)
+		globsIntersect(d, g)
+		if lit := escapeGlob(d); d != "" && !strings.ContainsAny(d, "*?[]{}\\") && !globsOverlap(lit, lit) {
+			t.Fatalf("%q does not name itself", d)
+		}
+	})
 }
