@@ -80,9 +80,9 @@ func (a *Audit) Value() map[string]any {
 	for k, v := range a.Extra {
 		m[k] = v
 	}
-	m["schema_version"] = a.SchemaVersion
-	m["timestamp"] = a.Timestamp
-	m["event_type"] = a.EventType
+	putRequired(m, a.Extra, "schema_version", a.SchemaVersion)
+	putRequired(m, a.Extra, "timestamp", a.Timestamp)
+	putRequired(m, a.Extra, "event_type", a.EventType)
 	putString(m, "event_id", a.EventID)
 	putString(m, "session_id", a.SessionID)
 	putString(m, "request_id", a.RequestID)
@@ -112,7 +112,7 @@ func (ac *Actor) value() map[string]any {
 	for k, v := range ac.Extra {
 		m[k] = v
 	}
-	m["kind"] = ac.Kind
+	putRequired(m, ac.Extra, "kind", ac.Kind)
 	putString(m, "runtime", ac.Runtime)
 	putString(m, "model_vendor", ac.ModelVendor)
 	putString(m, "model_family", ac.ModelFamily)

@@ -115,10 +115,10 @@ func (r *Lease) Value() map[string]any {
 	for k, v := range r.Extra {
 		m[k] = v
 	}
-	m["schema_version"] = r.SchemaVersion
-	m["at"] = r.At
-	m["event"] = string(r.Event)
-	m["lease_id"] = r.LeaseID
+	putRequired(m, r.Extra, "schema_version", r.SchemaVersion)
+	putRequired(m, r.Extra, "at", r.At)
+	putRequired(m, r.Extra, "event", string(r.Event))
+	putRequired(m, r.Extra, "lease_id", r.LeaseID)
 	putString(m, "parent_lease_id", r.ParentLeaseID)
 	if r.Lease != nil {
 		m["lease"] = r.Lease

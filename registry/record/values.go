@@ -14,6 +14,15 @@ func keep(extra map[string]any, k string, v any) map[string]any {
 	return extra
 }
 
+// putRequired writes a member the schema requires, even when empty,
+// unless the empty field stands for a value of another type kept in
+// extra (already copied into m).
+func putRequired(m, extra map[string]any, k, v string) {
+	if _, kept := extra[k]; v != "" || !kept {
+		m[k] = v
+	}
+}
+
 func putString(m map[string]any, k, v string) {
 	if v != "" {
 		m[k] = v
