@@ -70,6 +70,9 @@ const (
 	Approved Outcome = "approved"
 	Denied   Outcome = "denied"
 	Expired  Outcome = "expired" // no decision in time: a deny
+	// Cancelled: the caller went away (its connection closed) before a
+	// human decided; a deny that no later decision can turn into an allow.
+	Cancelled Outcome = "cancelled"
 )
 
 // Decision ends a request.
@@ -77,7 +80,7 @@ type Decision struct {
 	RequestID string
 	Outcome   Outcome
 	// Scope applies to Approved only: Once or ForLease, where empty means
-	// Once. With Denied or Expired it must be empty or Once.
+	// Once. With Denied, Expired or Cancelled it must be empty or Once.
 	Scope  Scope
 	Reason string    // a deny's reason, shown to the agent
 	By     string    // "operator", "cockpit", "expiry", "restart"
@@ -95,7 +98,7 @@ func (d Decision) Validate() error {
 		if d.Scope != "" && d.Scope != Once && d.Scope != ForLease {
 			return fmt.Errorf("%w: unknown approval scope %q", ErrInvalid, d.Scope)
 		}
-	case Denied, Expired:
+	case Denied, Expired, Cancelled:
 		if d.Scope != "" && d.Scope != Once {
 			return fmt.Errorf("%w: scope %q with outcome %q", ErrInvalid, d.Scope, d.Outcome)
 		}

@@ -20,6 +20,8 @@ type Caller interface {
 	Telemetry(ctx context.Context, p wire.TelemetryParams) (wire.TelemetryResult, error)
 	Finalize(ctx context.Context, p wire.FinalizeParams) (wire.FinalizeResult, error)
 	EndSession(ctx context.Context, p wire.EndSessionParams) (wire.FinalizeResult, error)
+	// SetCapability makes later calls present a session capability.
+	SetCapability(capability string)
 }
 
 // ProcessOptions carries what the bridge knows beside the request.
@@ -33,6 +35,10 @@ type ProcessOptions struct {
 	// the client's own hook timeout, so a held call ends in an explicit
 	// deny rather than a client-side timeout that fails open.
 	MaxWait time.Duration
+	// Capabilities keeps client sessions' capabilities between hook
+	// processes; nil keeps none (every session op of an existing session
+	// is then refused).
+	Capabilities Capabilities
 }
 
 // RuntimeAgent maps an adapter (or lifecycle client) name to the
@@ -90,6 +96,10 @@ func Process(c Caller, req Request, opts ProcessOptions) Response {
 	resp := Response{Op: string(req.Op), SchemaVersion: SchemaVersion, IntegrationMode: integrationMode(req, opts.Mode)}
 	resp.CertificationStrength = resp.IntegrationMode
 	p := &process{ctx: context.Background(), c: c, req: req, opts: opts, resp: resp}
+	if opts.Capabilities != nil && req.Session != "" {
+		// Subagents act with their client session's capability.
+		c.SetCapability(opts.Capabilities.Load(req.Session))
+	}
 	switch req.Op {
 	case OpBegin:
 		return p.begin()
@@ -275,6 +285,9 @@ func (p *process) endSession() Response {
 	if err != nil {
 		return p.fail(err)
 	}
+	if req.Hook.SessionEnd && !req.Hook.Child && p.opts.Capabilities != nil {
+		p.opts.Capabilities.Forget(req.Session)
+	}
 	return certification(resp, fin)
 }
 
@@ -388,12 +401,35 @@ func admitWith(c Caller, req Request, opts ProcessOptions, resume, noTurn bool) 
 		if perr != nil {
 			return pres, perr
 		}
+		if perr := keepCapability(c, opts, parent, pres.Capability); perr != nil {
+			return pres, perr
+		}
 		if !pres.Allowed {
 			return pres, nil
 		}
 		res, err = c.Admit(ctx, p)
 	}
+	if err == nil && parent == "" {
+		err = keepCapability(c, opts, session, res.Capability)
+	}
 	return res, err
+}
+
+// keepCapability stores the capability a new client session was handed
+// and presents it from now on. Without it the session could do nothing
+// more, so a failure to store it is the request's failure.
+func keepCapability(c Caller, opts ProcessOptions, session, capability string) error {
+	if capability == "" {
+		return nil
+	}
+	c.SetCapability(capability)
+	if opts.Capabilities == nil {
+		return nil
+	}
+	if err := opts.Capabilities.Save(session, capability); err != nil {
+		return fmt.Errorf("the session's capability could not be kept: %w", err)
+	}
+	return nil
 }
 
 // admissionFor resolves the admission a tool call or report belongs to:

@@ -36,11 +36,11 @@ func (s *Service) ask(ctx context.Context, req GateRequest, res GateResult) Gate
 	if err != nil {
 		// No decision in time, or the caller went away: expire it, unless
 		// a decision is being recorded right now.
-		by := "expiry"
+		end := s.expireApproval
 		if ctx.Err() != nil {
-			by = "caller-gone"
+			end = s.cancelApproval // the caller hung up: never approvable now
 		}
-		if e := s.expireApproval(id, by); e != nil {
+		if e := end(id, "expiry"); e != nil {
 			if d2, e2 := s.book.Wait(context.Background(), id); e2 == nil {
 				d = d2
 			} else {

@@ -236,6 +236,8 @@ func TestLargeLineRefusedWithoutStallingOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer small.Close()
+	big.SetToken("tok") // a lease issued by the operator, no session's
+	small.SetToken("tok")
 	huge := "echo " + strings.Repeat("a ", 3<<19)
 	type timed struct {
 		ans wire.GateAnswer

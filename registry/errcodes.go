@@ -27,6 +27,10 @@ func codeOf(err error) wire.Code {
 	switch {
 	case errors.Is(err, ErrBadRequest):
 		return wire.BadRequest
+	case errors.Is(err, ErrWrongSession):
+		return wire.WrongSession
+	case errors.Is(err, ErrTooManyApprovals):
+		return wire.TooManyApprovals
 	case errors.Is(err, ErrUnknownParent):
 		return wire.UnknownParent
 	case errors.Is(err, ErrUnknownLease):

@@ -168,14 +168,10 @@ func (s *State) foldSession(a *record.Audit) {
 	d := &a.Details
 	switch a.EventType {
 	case EventSessionStarted:
-		cur := ""
-		if old := s.Sessions[d.SessionHash]; old != nil && old.LeaseID == d.LeaseID {
-			cur = old.Current
-		}
-		s.Sessions[d.SessionHash] = &Session{Hash: d.SessionHash, LeaseID: d.LeaseID, Client: d.Client, ParentHash: d.ParentSessionHash, Current: cur}
+		s.foldSessionRecord(d, "")
 		return
 	case EventSessionBegun:
-		s.Sessions[d.SessionHash] = &Session{Hash: d.SessionHash, LeaseID: d.LeaseID, Client: d.Client, ParentHash: d.ParentSessionHash, Current: d.AdmissionID}
+		s.foldSessionRecord(d, d.AdmissionID)
 		s.Admissions[d.AdmissionID] = &Admission{ID: d.AdmissionID, LeaseID: d.LeaseID, SessionHash: d.SessionHash, Client: d.Client, BegunAt: a.Time(), pendingOK: map[string]int{}}
 		return
 	}

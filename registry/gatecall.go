@@ -34,6 +34,10 @@ type GateAnswer struct {
 	ApprovalID string   `json:"approval_id,omitempty"`
 	Approvals  []string `json:"approvals,omitempty"`
 	DecidedBy  string   `json:"decided_by,omitempty"`
+
+	// refused is set when the call was refused before anything was
+	// recorded (too many approvals pending): the socket answers its code.
+	refused error
 }
 
 // Gate decides a tool call. A call that needs a human waits here until
@@ -87,7 +91,7 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) GateAnswer {
 		return s.commitAllow(req, res.Reason, "")
 	case VerdictAsk:
 		s.mu.Unlock()
-		return s.ask(ctx, req, res)
+		return s.askCapped(ctx, req, res)
 	default:
 		s.mu.Unlock()
 		return s.refuseCall(req, res.Verdict, res.Reason)

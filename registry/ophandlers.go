@@ -44,14 +44,16 @@ func (h *Handler) gate(ctx context.Context, c *call, op wire.Op, p *wire.GatePar
 	if rerr != nil {
 		return wire.GateAnswer{}, rerr
 	}
-	gr := GateRequest{Call: ToolCall{Tool: p.Tool, Input: input}, Client: p.Client, Summary: p.Summary,
+	// No summary comes from the caller: the service derives the line a
+	// human reads from the exact input.
+	gr := GateRequest{Call: ToolCall{Tool: p.Tool, Input: input}, Client: p.Client,
 		MaxWait: time.Duration(p.MaxWaitMs) * time.Millisecond, DryRun: p.DryRun}
 	admission := p.AdmissionID
 	if admission == "" && p.LeaseID == "" {
 		// A hook names its session, not an admission: resolve the
 		// session's current turn here, saving the hook a round trip.
 		a, err := s.Admit(AdmitRequest{Client: p.Client, Session: p.Session, ParentSession: p.ParentSession,
-			AgentName: p.AgentName, Resume: true, RunTicket: c.env.RunTicket})
+			AgentName: p.AgentName, Resume: true, RunTicket: c.env.RunTicket, mustBeNew: c.freshSession && !c.operator})
 		if err != nil {
 			return wire.GateAnswer{}, mapErr(err)
 		}
@@ -62,6 +64,9 @@ func (h *Handler) gate(ctx context.Context, c *call, op wire.Op, p *wire.GatePar
 	}
 	if admission != "" {
 		ans, err := s.GateAdmission(ctx, admission, gr)
+		if err == nil {
+			err = ans.refused
+		}
 		if err != nil {
 			return wire.GateAnswer{}, mapErr(err)
 		}
@@ -71,7 +76,11 @@ func (h *Handler) gate(ctx context.Context, c *call, op wire.Op, p *wire.GatePar
 		return wire.GateAnswer{}, wire.Errorf(wire.UnknownLease, "unknown lease %s", p.LeaseID)
 	}
 	gr.LeaseID = p.LeaseID
-	return gateOut(s.Gate(ctx, gr)), nil
+	ans := s.Gate(ctx, gr)
+	if ans.refused != nil {
+		return wire.GateAnswer{}, mapErr(ans.refused)
+	}
+	return gateOut(ans), nil
 }
 
 func (h *Handler) opUsage(_ context.Context, _ *call, p *wire.UsageParams) (wire.Empty, *wire.Error) {
@@ -135,7 +144,7 @@ func (h *Handler) opApprovals(_ context.Context, _ *call, _ *wire.Empty) (wire.A
 func (h *Handler) opAdmit(_ context.Context, c *call, p *wire.AdmitParams) (wire.AdmitResult, *wire.Error) {
 	res, err := h.svc.Admit(AdmitRequest{Client: p.Client, Session: p.Session, ParentSession: p.ParentSession,
 		AgentName: p.AgentName, Manifest: p.Manifest.V, Prompt: p.Prompt, Turn: p.Turn, Resume: p.Resume, NoTurn: p.NoTurn,
-		RunTicket: c.env.RunTicket})
+		RunTicket: c.env.RunTicket, mustBeNew: c.freshSession && !c.operator})
 	if err != nil && !res.Allowed && res.Reason == "" {
 		return wire.AdmitResult{}, mapErr(err)
 	}
@@ -147,7 +156,7 @@ func (h *Handler) opReport(_ context.Context, _ *call, p *wire.ReportParams) (wi
 	if rerr != nil {
 		return wire.ReportResult{}, rerr
 	}
-	res, err := h.svc.Report(p.AdmissionID, ToolCall{Tool: p.Tool, Input: input}, p.Status, p.ResultHash, p.Summary)
+	res, err := h.svc.Report(p.AdmissionID, ToolCall{Tool: p.Tool, Input: input}, p.Status, p.ResultHash, "")
 	if err != nil {
 		return wire.ReportResult{}, mapErr(err)
 	}

@@ -137,7 +137,7 @@ func TestRefusalWithLongReasonIsRecorded(t *testing.T) {
 	f.verifyClean()
 
 	sock := f.serve()
-	b, _ := json.Marshal(map[string]any{"op": "issue", "manifest": bad})
+	b, _ := json.Marshal(map[string]any{"op": "issue", "manifest": bad, "token": "tok"}) // a root lease: the operator
 	ans := rawCall(t, sock, string(b))
 	if ans["ok"] != true {
 		t.Fatalf("issue over the socket: %v", ans)
@@ -158,13 +158,13 @@ func TestBadUsageFiguresAreBadRequests(t *testing.T) {
 		`"cost_usd":1e308`, `"cost_usd":-1`, `"cost_usd":9007199254740992`,
 		`"tokens":9223372036854775808`, `"tokens":1e19`, `"tokens":-3`, `"tokens":1.5`, `"tokens":9007199254740992`,
 	} {
-		ans := rawCall(t, sock, `{"op":"usage","lease_id":"`+id+`",`+fig+`,"source":"provider_reported"}`)
+		ans := rawCall(t, sock, `{"op":"usage","token":"tok","lease_id":"`+id+`",`+fig+`,"source":"provider_reported"}`)
 		if ans == nil || errCode(ans) != string(wire.BadRequest) {
 			t.Errorf("usage with %s: %v, want bad_request", fig, ans)
 		}
 	}
 	// A figure in range is charged.
-	if ans := rawCall(t, sock, `{"op":"usage","lease_id":"`+id+`","tokens":9007199254740991,"cost_usd":1.25}`); ans["ok"] != true {
+	if ans := rawCall(t, sock, `{"op":"usage","token":"tok","lease_id":"`+id+`","tokens":9007199254740991,"cost_usd":1.25}`); ans["ok"] != true {
 		t.Fatalf("usage in range: %v", ans)
 	}
 	for _, op := range []string{`{"op":"leases"}`, `{"op":"lease","lease_id":"` + id + `"}`} {

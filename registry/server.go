@@ -70,30 +70,54 @@ func Listen(path string) (net.Listener, error) {
 	return l, nil
 }
 
+// serveConn answers one connection's messages in order. A reader
+// watches the connection all the while, so that when the caller hangs up
+// a call it left waiting for a human is cancelled at once (journaled as
+// cancelled, never approvable) instead of staying pending.
 func (h *Handler) serveConn(ctx context.Context, c net.Conn) {
 	defer c.Close()
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		<-cctx.Done()
-		c.SetReadDeadline(time.Now())
-	}()
-	r := bufio.NewReaderSize(c, 64<<10)
+	cctx, hangup := context.WithCancel(ctx)
+	defer hangup()
+	stop := context.AfterFunc(cctx, func() { c.SetReadDeadline(time.Now()) })
+	defer stop()
+	msgs := make(chan inbound, maxQueued)
+	go readMessages(cctx, c, msgs, hangup)
 	enc := json.NewEncoder(c)
-	for {
-		line, tooLarge, err := wire.ReadMessage(r, wire.MaxMessage)
-		if tooLarge {
-			enc.Encode(wire.Response{Error: wire.Errorf(wire.TooLarge, "message larger than %d MiB", wire.MaxMessage>>20)})
-			continue
+	for m := range msgs {
+		resp := wire.Response{Error: wire.Errorf(wire.TooLarge, "message larger than %d MiB", wire.MaxMessage>>20)}
+		if !m.tooLarge {
+			resp = h.answer(cctx, m.line)
 		}
-		if err != nil {
+		if err := enc.Encode(resp); err != nil {
 			return
 		}
-		if len(line) == 0 {
-			continue
+	}
+}
+
+// maxQueued bounds the messages read ahead of the one being answered.
+const maxQueued = 16
+
+type inbound struct {
+	line     []byte
+	tooLarge bool
+}
+
+// readMessages reads the connection until it ends, then cancels the
+// connection's context: the caller is gone, or the server stops.
+func readMessages(ctx context.Context, c net.Conn, msgs chan<- inbound, hangup func()) {
+	defer close(msgs)
+	defer hangup()
+	r := bufio.NewReaderSize(c, 64<<10)
+	for {
+		line, tooLarge, err := wire.ReadMessage(r, wire.MaxMessage)
+		if tooLarge || (err == nil && len(line) > 0) {
+			select {
+			case msgs <- inbound{line: line, tooLarge: tooLarge}:
+			case <-ctx.Done():
+				return
+			}
 		}
-		resp := h.answer(cctx, line)
-		if err := enc.Encode(resp); err != nil {
+		if err != nil {
 			return
 		}
 	}

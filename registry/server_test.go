@@ -103,7 +103,8 @@ func TestServerBadMessages(t *testing.T) {
 		{`{"op":"gate","lease_id":"x","tool":"Bash","max_wait_ms":"soon"}`, "bad_request", "/max_wait_ms must be a number"},
 		{`{"op":"gate","lease_id":"x","tool":"Bash","input":[1]}`, "bad_request", "/input must be a JSON object"},
 		{`{"op":"gate","tool":"Bash"}`, "bad_request", "needs lease_id"},
-		{`{"op":"issue"}`, "bad_request", "needs a manifest"},
+		{`{"op":"issue","token":"` + testToken + `"}`, "bad_request", "needs a manifest"},
+		{`{"op":"issue","manifest":{}}`, "unauthorized", "root lease"},
 		{`{"op":"finish","lease_id":"x","status":"paused"}`, "bad_request", `"completed" or "stopped"`},
 		{`{"op":"decide","approval_id":"x","outcome":"approved"}`, "unauthorized", "operator token"},
 		{`{"op":"revoke","lease_id":"x","reason":"r","token":"wrong"}`, "unauthorized", "operator token"},
@@ -127,7 +128,7 @@ func TestServerIgnoresUnknownMembers(t *testing.T) {
 	f := newFixture(t)
 	id := f.issue(agentManifest("a", 10, nil), "")
 	r := dialRaw(t, served(t, f))
-	a := r.send(`{"op":"check","lease_id":"` + id + `","tool":"Bash","input":{"command":"ls"},"from_the_future":{"x":[1,2]},"id":3}`)
+	a := r.send(`{"op":"check","token":"` + testToken + `","lease_id":"` + id + `","tool":"Bash","input":{"command":"ls"},"from_the_future":{"x":[1,2]},"id":3}`)
 	var ans wire.GateAnswer
 	if !a.OK || json.Unmarshal(a.Result, &ans) != nil || ans.Verdict != wire.VerdictAllow {
 		t.Fatalf("check with an unknown member: %+v %s", a, a.Result)
@@ -138,7 +139,7 @@ func TestServerIgnoresUnknownMembers(t *testing.T) {
 // working.
 func TestServerPanicIsInternal(t *testing.T) {
 	const boom wire.Op = "test_panic"
-	spec := op(boom, wire.ReadOnly, "panics", func(*Handler, context.Context, *call, *wire.Empty) (wire.Empty, *wire.Error) {
+	spec := op(boom, wire.ReadOnly, "panics", nil, func(*Handler, context.Context, *call, *wire.Empty) (wire.Empty, *wire.Error) {
 		var m map[string]int
 		m["x"] = 1 // a nil-map write: a real runtime panic
 		return wire.Empty{}, nil
@@ -235,9 +236,11 @@ func TestUnknownParentCode(t *testing.T) {
 	if wire.CodeOf(err) != wire.UnknownParent {
 		t.Fatalf("gate under an unknown parent: %v", err)
 	}
-	if _, err := c.Admit(ctx, wire.AdmitParams{Client: "claude-code", Session: "s", Manifest: man}); err != nil {
-		t.Fatal(err)
+	parent, err := c.Admit(ctx, wire.AdmitParams{Client: "claude-code", Session: "s", Manifest: man})
+	if err != nil || parent.Capability == "" {
+		t.Fatalf("parent admit: %+v %v", parent, err)
 	}
+	c.SetCapability(parent.Capability)
 	if a, err := c.Admit(ctx, wire.AdmitParams{Client: "claude-code", Session: "s/agent/1", ParentSession: "s", Manifest: man}); err != nil || !a.Allowed {
 		t.Fatalf("admit once the parent has its lease: %+v %v", a, err)
 	}
@@ -271,7 +274,7 @@ func TestClientRoundTrip(t *testing.T) {
 	}
 
 	// A call held for a human ends when its context does.
-	waiter := dialTest(t, sock, "")
+	waiter := dialTest(t, sock, testToken)
 	wctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
 	_, err = waiter.Gate(wctx, wire.GateParams{LeaseID: res.LeaseID, Tool: "Bash", Input: wire.DocOf(map[string]any{"command": "rm -rf src/x"})})

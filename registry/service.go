@@ -27,9 +27,12 @@ type Config struct {
 	ApprovalTimeout   time.Duration
 	// Calls are the rules every call is held to beyond its lease
 	// (protected writes, credentials held for a human).
-	Calls     CallRules
-	SessionID string           // issuer_session_id; default: a fresh id per start
-	Now       func() time.Time // default time.Now
+	Calls CallRules
+	// MaxPendingApprovals caps the approval requests waiting at once under
+	// one lease (default DefaultMaxPendingApprovals).
+	MaxPendingApprovals int
+	SessionID           string           // issuer_session_id; default: a fresh id per start
+	Now                 func() time.Time // default time.Now
 }
 
 // Service is the long-running registry: the only thing that issues
@@ -51,6 +54,7 @@ type Service struct {
 	// children being issued under each parent.
 	inflightSteps    map[string]float64
 	inflightChildren map[string]int
+	asks             askCounter // approval requests waiting under each lease
 
 	runs runBook // confined runs (confined.go)
 

@@ -1,15 +1,12 @@
 package registry
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/leasedeck/leasedeck/redact"
 	"github.com/leasedeck/leasedeck/registry/record"
-	"github.com/leasedeck/leasedeck/registry/resources"
 )
 
 // Sessions and admissions: the registry half of the bridge's lifecycle
@@ -46,6 +43,10 @@ type Session struct {
 	Client     string
 	ParentHash string
 	Current    string // the latest admission
+	// CapabilityHash is the hash of the capability handed back when the
+	// session began; "" for a subagent's session (its parent's holder
+	// acts for it) and for sessions begun before capabilities existed.
+	CapabilityHash string
 }
 
 // accurateSources are the cost/token provenances charged to budgets;
@@ -78,6 +79,11 @@ type AdmitRequest struct {
 	// RunTicket is the ticket of the confined run the hook runs in
 	// (RunTicketEnv): the session's lease is issued under the run's.
 	RunTicket string
+
+	// mustBeNew: the caller was authorized to begin a new session only
+	// (it holds no capability for one that exists); refused if the
+	// session began meanwhile.
+	mustBeNew bool
 }
 
 // AdmitResult is the admission and the lease it runs under.
@@ -90,10 +96,23 @@ type AdmitResult struct {
 	Lease       LeaseView    `json:"lease"`
 	Context     string       `json:"context,omitempty"`
 	Issue       *IssueResult `json:"issue,omitempty"`
+	// Capability is handed back once, when a client session (not a
+	// subagent's) begins; the journal keeps only its hash.
+	Capability string `json:"capability,omitempty"`
 }
 
-// Admit begins a turn: it finds (or issues) the session's lease and
-// records a new admission under it.
+// admitting is what Admit found about a session under the lock.
+type admitting struct {
+	sh, parentHash string
+	sess           *Session
+	leaseID        string // the session's live lease, "" for a new session
+	parentLease    string
+}
+
+// Admit begins a turn: it finds (or, for a new session, issues) the
+// session's lease and records a new admission under it. A session's lease
+// is issued once: when it has closed (completed, stopped, revoked,
+// expired) the session is refused, never re-leased with a fresh budget.
 func (s *Service) Admit(req AdmitRequest) (AdmitResult, error) {
 	if err := s.Health(); err != nil {
 		return AdmitResult{Reason: err.Error()}, err
@@ -102,94 +121,127 @@ func (s *Service) Admit(req AdmitRequest) (AdmitResult, error) {
 		return AdmitResult{}, fmt.Errorf("%w: a session id is required", ErrNotAllowed)
 	}
 	now := s.Now()
-	sh := s.SaltedHash("session", req.Session)
-	var parentHash string
-	if req.ParentSession != "" {
-		parentHash = s.SaltedHash("session", req.ParentSession)
-	}
-	s.mu.Lock()
-	sess := s.st.Sessions[sh]
-	leaseID := ""
-	if sess != nil {
-		if ok, _ := s.st.Live(sess.LeaseID, now); ok {
-			leaseID = sess.LeaseID
-		}
-	}
-	parentLease := ""
-	if leaseID == "" && parentHash != "" {
-		ps := s.st.Sessions[parentHash]
-		if ps == nil {
-			s.mu.Unlock()
-			return AdmitResult{}, ErrUnknownParent
-		}
-		parentLease = ps.LeaseID
-	}
-	s.mu.Unlock()
-	runLease, err := s.runParent(req.RunTicket, leaseID)
+	ad, early, err := s.admitLookup(req, now)
 	if err != nil {
-		return AdmitResult{Allowed: false, Reason: err.Error()}, nil
+		return derefAdmit(early), err
 	}
-	if runLease != "" && parentLease == "" && leaseID == "" {
-		parentLease = runLease
-	}
-	s.mu.Lock()
-	if req.Resume && leaseID != "" && sess.Current != "" {
-		if a := s.st.Admissions[sess.Current]; a != nil && a.Finalized == "" {
-			s.mu.Unlock()
-			v, _ := s.View(leaseID)
-			return AdmitResult{AdmissionID: a.ID, LeaseID: leaseID, Allowed: true, Lease: v}, nil
+	if req.RunTicket != "" && (early == nil || early.Allowed) {
+		// A hook inside a confined run: a new session's lease goes under
+		// the run's, and an existing one must already be under it.
+		runLease, err := s.runParent(req.RunTicket, ad.leaseID)
+		if err != nil {
+			return AdmitResult{Allowed: false, Reason: err.Error()}, nil
+		}
+		if ad.sess == nil && ad.parentLease == "" {
+			ad.parentLease = runLease
 		}
 	}
-	s.mu.Unlock()
-
+	if early != nil {
+		return *early, nil
+	}
 	var issued *IssueResult
-	if leaseID == "" {
-		if sess != nil {
-			if ok, why := s.Live(sess.LeaseID); !ok && strings.Contains(why, "revoked") {
-				// A revoked session stays revoked: its next turn is
-				// blocked rather than quietly re-leased.
-				return AdmitResult{Allowed: false, LeaseID: sess.LeaseID, Reason: "the session's lease " + why}, nil
+	capability := ""
+	if ad.sess == nil {
+		res, refused, err := s.issueSessionLease(req, ad.parentLease)
+		if refused != nil || err != nil {
+			return derefAdmit(refused), err
+		}
+		issued, ad.leaseID = &res, res.LeaseID
+		if ad.parentHash == "" {
+			if capability, err = newCapability(); err != nil {
+				return AdmitResult{}, err
 			}
 		}
-		m, ok := req.Manifest.(map[string]any)
-		if !ok {
-			return AdmitResult{}, fmt.Errorf("%w: the session has no live lease and no declared manifest came with the request (client %s)", ErrNeedsManifest, req.Client)
-		}
-		m = withAgentName(m, req.AgentName)
-		res, err := s.Issue(m, parentLease)
-		if err != nil {
-			return AdmitResult{Reason: res.Reason, Refusals: res.Refusals}, err
-		}
-		issued = &res
-		if res.Status != Granted {
-			return AdmitResult{Allowed: false, Reason: "no lease: " + res.Reason, Refusals: res.Refusals, Issue: issued}, nil
-		}
-		leaseID = res.LeaseID
+	}
+	d := record.Details{LeaseID: ad.leaseID, SessionHash: ad.sh, Client: req.Client, ParentSessionHash: ad.parentHash}
+	if capability != "" {
+		d.CapabilityHash = capabilityHash(capability)
 	}
 	if req.NoTurn {
-		if sess == nil || sess.LeaseID != leaseID {
-			d := record.Details{LeaseID: leaseID, SessionHash: sh, Client: req.Client, ParentSessionHash: parentHash}
-			if err := s.appendAudit(record.NewAudit(EventSessionStarted, now, "session starts under lease "+shortID(leaseID), d)); err != nil {
+		if ad.sess == nil {
+			if err := s.appendAudit(record.NewAudit(EventSessionStarted, now, "session starts under lease "+shortID(ad.leaseID), d)); err != nil {
 				return AdmitResult{Reason: err.Error()}, err
 			}
 		}
-		v, _ := s.View(leaseID)
-		return AdmitResult{LeaseID: leaseID, Allowed: true, Lease: v, Context: scopeContext(v), Issue: issued}, nil
+		v, _ := s.View(ad.leaseID)
+		return AdmitResult{LeaseID: ad.leaseID, Allowed: true, Lease: v, Context: scopeContext(v), Issue: issued, Capability: capability}, nil
 	}
 	admission := NewLeaseID()
-	d := record.Details{AdmissionID: admission, LeaseID: leaseID, SessionHash: sh, Client: req.Client, ParentSessionHash: parentHash}
+	d.AdmissionID = admission
 	if req.Turn != "" {
 		d.TurnHash = s.SaltedHash("turn", req.Turn)
 	}
-	rec := record.NewAudit(EventSessionBegun, now, "turn begins under lease "+shortID(leaseID), d)
+	rec := record.NewAudit(EventSessionBegun, now, "turn begins under lease "+shortID(ad.leaseID), d)
 	if req.Prompt != "" {
 		rec.RequestHash = s.SaltedHash("prompt", req.Prompt)
 	}
 	if err := s.appendAudit(rec); err != nil {
 		return AdmitResult{Reason: err.Error()}, err
 	}
-	v, _ := s.View(leaseID)
-	return AdmitResult{AdmissionID: admission, LeaseID: leaseID, Allowed: true, Lease: v, Context: scopeContext(v), Issue: issued}, nil
+	v, _ := s.View(ad.leaseID)
+	return AdmitResult{AdmissionID: admission, LeaseID: ad.leaseID, Allowed: true, Lease: v, Context: scopeContext(v),
+		Issue: issued, Capability: capability}, nil
+}
+
+func derefAdmit(r *AdmitResult) AdmitResult {
+	if r == nil {
+		return AdmitResult{}
+	}
+	return *r
+}
+
+// admitLookup reads the session under the lock. early is a complete
+// answer (a resumed turn, a closed session); otherwise ad says what to do.
+func (s *Service) admitLookup(req AdmitRequest, now time.Time) (ad admitting, early *AdmitResult, err error) {
+	ad.sh = s.SaltedHash("session", req.Session)
+	if req.ParentSession != "" {
+		ad.parentHash = s.SaltedHash("session", req.ParentSession)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ad.sess = s.st.Sessions[ad.sh]
+	if ad.sess != nil && req.mustBeNew {
+		return ad, nil, fmt.Errorf("%w: session %q began meanwhile, and this caller holds no capability for it", ErrWrongSession, clipID(req.Session))
+	}
+	if ad.sess != nil {
+		if ok, why := s.st.Live(ad.sess.LeaseID, now); !ok {
+			return ad, &AdmitResult{Allowed: false, LeaseID: ad.sess.LeaseID,
+				Reason: "the session's lease " + why + "; a session's lease is issued once, so this session can do nothing more (start a new one)"}, nil
+		}
+		ad.leaseID = ad.sess.LeaseID
+		if req.Resume && ad.sess.Current != "" {
+			if a := s.st.Admissions[ad.sess.Current]; a != nil && a.Finalized == "" {
+				v := s.st.View(s.st.Leases[ad.leaseID], now, true)
+				return ad, &AdmitResult{AdmissionID: a.ID, LeaseID: ad.leaseID, Allowed: true, Lease: v}, nil
+			}
+		}
+		return ad, nil, nil
+	}
+	if ad.parentHash != "" {
+		ps := s.st.Sessions[ad.parentHash]
+		if ps == nil {
+			return ad, nil, ErrUnknownParent
+		}
+		ad.parentLease = ps.LeaseID
+	}
+	return ad, nil, nil
+}
+
+// issueSessionLease issues a new session's lease from the declared
+// manifest, under the parent session's lease for a subagent.
+func (s *Service) issueSessionLease(req AdmitRequest, parentLease string) (IssueResult, *AdmitResult, error) {
+	m, ok := req.Manifest.(map[string]any)
+	if !ok {
+		return IssueResult{}, nil, fmt.Errorf("%w: the session has no lease and no declared manifest came with the request (client %s)", ErrNeedsManifest, req.Client)
+	}
+	res, err := s.Issue(withAgentName(m, req.AgentName), parentLease)
+	if err != nil {
+		return res, &AdmitResult{Reason: res.Reason, Refusals: res.Refusals}, err
+	}
+	if res.Status != Granted {
+		return res, &AdmitResult{Allowed: false, Reason: "no lease: " + res.Reason, Refusals: res.Refusals, Issue: &res}, nil
+	}
+	return res, nil, nil
 }
 
 // ErrNeedsManifest: a session without a live lease was named with no
@@ -242,258 +294,4 @@ func scopeContext(v LeaseView) string {
 		fmt.Fprintf(&b, "Budget: %v tool calls left.", st)
 	}
 	return strings.TrimSpace(b.String())
-}
-
-// admissionLease resolves an admission to its lease.
-func (s *Service) admissionLease(id string) (*Admission, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.st.Admissions[id]
-	if a == nil {
-		return nil, fmt.Errorf("%w: unknown admission_id %q", ErrUnknownLease, id)
-	}
-	cp := *a
-	return &cp, nil
-}
-
-// GateAdmission is the pre-tool gate for a call in a turn.
-func (s *Service) GateAdmission(ctx context.Context, admissionID string, req GateRequest) (GateAnswer, error) {
-	a, err := s.admissionLease(admissionID)
-	if err != nil {
-		return GateAnswer{}, err
-	}
-	req.LeaseID = a.LeaseID
-	req.Client = a.Client
-	req.admission = admissionID
-	return s.Gate(ctx, req), nil
-}
-
-// ReportResult is a post-tool report's outcome.
-type ReportResult struct {
-	Violation bool   `json:"violation"`
-	Reason    string `json:"reason,omitempty"`
-	Revoked   []string
-}
-
-// Report records a tool's outcome (its result only as a hash and a
-// redacted summary made by the caller) and checks scope: a change outside
-// the grant (a write outside write_paths) revokes the lease.
-func (s *Service) Report(admissionID string, call ToolCall, status, resultHash, summary string) (ReportResult, error) {
-	if err := s.Health(); err != nil {
-		return ReportResult{}, err
-	}
-	a, err := s.admissionLease(admissionID)
-	if err != nil {
-		return ReportResult{}, err
-	}
-	var out ReportResult
-	// As for the gate: derived before the lock, the summary from the call
-	// itself (redacted); an input too large for the gate was never allowed.
-	summary = redact.Summary(call.Tool, call.Input, 200)
-	var writes []resources.PathRef
-	if oversize(call) == "" {
-		if use, err := resources.FromToolCall(s.cfg.Workspace, call.Tool, call.Input); err == nil {
-			writes = use.Writes
-		}
-	}
-	s.mu.Lock()
-	l := s.st.Leases[a.LeaseID]
-	if l != nil && l.Granted != nil && status != "denied" && status != "error" {
-		for _, w := range writes {
-			if !w.Inside || !matchAny(l.Granted.Allow.WritePaths, w.Rel) || deniedPath(l.Granted, w) {
-				out.Violation = true
-				out.Reason = "scope violation: wrote " + displayPath(w) + " outside write_paths"
-				break
-			}
-		}
-	}
-	s.mu.Unlock()
-	rec := record.NewAudit(EventToolReported, s.Now(), summary, record.Details{AdmissionID: admissionID, LeaseID: a.LeaseID,
-		Tool: call.Tool, Status: status, Violation: record.Bool(out.Violation)})
-	rec.RequestHash = resultHash
-	if out.Violation {
-		rec.Reasoning = out.Reason
-	}
-	if err := s.appendAudit(rec); err != nil {
-		return out, err
-	}
-	if out.Violation {
-		if ok, _ := s.Live(a.LeaseID); ok {
-			res, err := s.Revoke(a.LeaseID, "issuer", out.Reason)
-			if err != nil {
-				return out, err
-			}
-			out.Revoked = res.Revoked
-		}
-	}
-	return out, nil
-}
-
-func deniedPath(g *Manifest, p resources.PathRef) bool {
-	for _, pat := range g.Deny.Paths {
-		if resources.MatchDenyPath(pat, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// Telemetry records usage for a turn: figures with an accurate source are
-// charged to the lease and its ancestors; others are kept as estimates
-// and never charged. The warnings say which.
-func (s *Service) Telemetry(admissionID string, tokens, cost *float64, source string) ([]string, error) {
-	a, err := s.admissionLease(admissionID)
-	if err != nil {
-		return nil, err
-	}
-	if err := CheckFigures(tokens, cost); err != nil {
-		return nil, err
-	}
-	var warnings []string
-	if !accurateSources[source] {
-		if tokens != nil || cost != nil {
-			warnings = append(warnings, fmt.Sprintf("usage with source %q is not accurate: recorded as an estimate, not charged to the budget", orUnknown(source)))
-		}
-		tokens, cost = nil, nil
-	}
-	d := record.Details{AdmissionID: admissionID, LeaseID: a.LeaseID, Source: orUnknown(source),
-		Accurate: record.Bool(accurateSources[source]), Tokens: tokens, CostUSD: cost}
-	return warnings, s.appendAudit(record.NewAudit(EventBudgetSpent, s.Now(), "", d))
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unavailable"
-	}
-	return s
-}
-
-// FinalizeResult is a turn's certification.
-type FinalizeResult struct {
-	Certified        bool     `json:"certified"`
-	Reasons          []string `json:"reasons,omitempty"`
-	TelemetryQuality string   `json:"telemetry_quality"`
-}
-
-// Finalize ends a turn: certified when every tool call was gated, nothing
-// escaped the grant and telemetry is complete. endSession also completes
-// the session's lease (the client session or subagent ended).
-func (s *Service) Finalize(admissionID, stopReason string, endSession bool, aborted bool) (FinalizeResult, error) {
-	if err := s.Health(); err != nil {
-		return FinalizeResult{}, err
-	}
-	a, err := s.admissionLease(admissionID)
-	if err != nil {
-		return FinalizeResult{}, err
-	}
-	res := FinalizeResult{TelemetryQuality: a.quality()}
-	if a.Ungated > 0 {
-		res.Reasons = append(res.Reasons, fmt.Sprintf("%d tool call(s) ran without an allowed pre-tool gate", a.Ungated))
-	}
-	for _, v := range a.Violations {
-		res.Reasons = append(res.Reasons, v)
-	}
-	if ok, why := s.Live(a.LeaseID); !ok {
-		res.Reasons = append(res.Reasons, "the lease "+why)
-	}
-	if res.TelemetryQuality != "complete" {
-		res.Reasons = append(res.Reasons, "telemetry is "+res.TelemetryQuality+" (no usage with an accurate source)")
-	}
-	if aborted {
-		res.Reasons = append(res.Reasons, "the turn was aborted: "+orUnknown(stopReason))
-	}
-	res.Certified = len(res.Reasons) == 0
-	outcome := "non_certified"
-	if res.Certified {
-		outcome = "certified"
-	}
-	if aborted {
-		outcome = "aborted"
-	}
-	rec := record.NewAudit(EventSessionFinalized, s.Now(), "turn "+outcome, record.Details{AdmissionID: admissionID, LeaseID: a.LeaseID,
-		Outcome: outcome, TelemetryQuality: res.TelemetryQuality, EndSession: record.Bool(endSession), StopReason: stopReason})
-	rec.Reasoning = strings.Join(res.Reasons, "; ")
-	if err := s.appendAudit(rec); err != nil {
-		return res, err
-	}
-	if endSession {
-		if ok, _ := s.Live(a.LeaseID); ok {
-			// Children first: a subagent's lease ends with the session.
-			for _, id := range s.liveSubtree(a.LeaseID) {
-				if err := s.Finish(id, Completed, ""); err != nil {
-					return res, err
-				}
-			}
-		}
-	}
-	return res, nil
-}
-
-func (s *Service) liveSubtree(id string) []string {
-	now := s.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for _, cur := range s.st.Subtree(id) {
-		if l := s.st.Leases[cur]; l != nil && l.Open(now) {
-			out = append(out, cur)
-		}
-	}
-	return out
-}
-
-// EndSession ends a client session (SessionEnd, a subagent's stop): its
-// open turn, if any, is finalized; its lease and live subtree complete.
-// With no open turn nothing new is certified: the answer is the last
-// turn's certification.
-func (s *Service) EndSession(session, stopReason string) (FinalizeResult, error) {
-	if err := s.Health(); err != nil {
-		return FinalizeResult{}, err
-	}
-	sh := s.SaltedHash("session", session)
-	s.mu.Lock()
-	sess := s.st.Sessions[sh]
-	var open, last *Admission
-	if sess != nil {
-		if a := s.st.Admissions[sess.Current]; a != nil {
-			if a.Finalized == "" {
-				open = a
-			} else {
-				cp := *a
-				last = &cp
-			}
-		}
-	}
-	s.mu.Unlock()
-	if sess == nil {
-		return FinalizeResult{}, fmt.Errorf("%w: unknown session", ErrUnknownLease)
-	}
-	if open != nil {
-		return s.Finalize(open.ID, stopReason, true, false)
-	}
-	res := FinalizeResult{TelemetryQuality: "insufficient", Reasons: []string{"the session ended with no turn finalized"}}
-	if last != nil {
-		res = FinalizeResult{Certified: last.Finalized == "certified", TelemetryQuality: last.quality()}
-		if !res.Certified {
-			res.Reasons = []string{"the session's last turn was " + last.Finalized}
-		}
-	}
-	if ok, _ := s.Live(sess.LeaseID); ok {
-		for _, id := range s.liveSubtree(sess.LeaseID) {
-			if err := s.Finish(id, Completed, ""); err != nil {
-				return res, err
-			}
-		}
-	}
-	return res, nil
-}
-
-func (a *Admission) quality() string {
-	switch {
-	case a.Telemetry > 0 && a.Estimates == 0:
-		return "complete"
-	case a.Telemetry > 0 || a.Estimates > 0:
-		return "partial"
-	}
-	return "insufficient"
 }

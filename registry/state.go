@@ -133,11 +133,15 @@ type State struct {
 
 	Sessions   map[string]*Session   // by salted session hash
 	Admissions map[string]*Admission // by admission id
+	// Capabilities maps a session capability's hash to the session it
+	// was handed to (the capability itself is never stored).
+	Capabilities map[string]string
 }
 
 // NewState returns an empty state.
 func NewState() *State {
-	return &State{Leases: map[string]*LeaseState{}, Sessions: map[string]*Session{}, Admissions: map[string]*Admission{}}
+	return &State{Leases: map[string]*LeaseState{}, Sessions: map[string]*Session{}, Admissions: map[string]*Admission{},
+		Capabilities: map[string]string{}}
 }
 
 // Chain returns the ancestors of id, parent first.

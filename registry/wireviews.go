@@ -17,7 +17,7 @@ func gateOut(a GateAnswer) wire.GateAnswer {
 
 func admitOut(r AdmitResult) wire.AdmitResult {
 	out := wire.AdmitResult{AdmissionID: r.AdmissionID, LeaseID: r.LeaseID, Allowed: r.Allowed, Reason: r.Reason,
-		Refusals: r.Refusals, Lease: leaseOut(r.Lease), Context: r.Context}
+		Refusals: r.Refusals, Lease: leaseOut(r.Lease), Context: r.Context, Capability: r.Capability}
 	if r.Issue != nil {
 		is := issueOut(*r.Issue)
 		out.Issue = &is

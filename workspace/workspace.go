@@ -109,6 +109,10 @@ type Settings struct {
 	Mode            string // "enforce" or "observe"
 	// Calls are protected_writes and hold_secrets (see parseCallRules).
 	Calls registry.CallRules
+	// MaxPendingApprovals caps the approval requests waiting at once under
+	// one lease (policy.json `max_pending_approvals`; 0: the registry's
+	// default).
+	MaxPendingApprovals int
 }
 
 // Default settings written by init.
@@ -183,6 +187,13 @@ func parseSettings(path string, b []byte) (Settings, error) {
 			return Settings{}, &PolicyError{Path: path, Pointer: "/" + f.name, Msg: "expected a positive integer number of milliseconds"}
 		}
 		*f.dst = time.Duration(n) * time.Millisecond
+	}
+	if raw, present := obj["max_pending_approvals"]; present {
+		n, ok := positiveInt(raw)
+		if !ok || n > 1000 {
+			return Settings{}, &PolicyError{Path: path, Pointer: "/max_pending_approvals", Msg: "expected a positive integer, at most 1000"}
+		}
+		s.MaxPendingApprovals = int(n)
 	}
 	if raw, present := obj["mode"]; present {
 		mode, _ := raw.(string)

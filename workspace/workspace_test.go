@@ -82,6 +82,8 @@ func TestPolicyErrorsNameThePointer(t *testing.T) {
 		`{"root": ` + mustRoot(t, w) + `, "approval_timeout_ms": -5}`:     "/approval_timeout_ms",
 		`{"root": ` + mustRoot(t, w) + `, "mode": "yolo"}`:                "/mode",
 		`{"root": ` + mustRoot(t, w) + `, "default_lifetime_ms": "long"}`: "/default_lifetime_ms",
+		`{"root": ` + mustRoot(t, w) + `, "max_pending_approvals": 0}`:    "/max_pending_approvals",
+		`{"root": ` + mustRoot(t, w) + `, "max_pending_approvals": 5000}`: "/max_pending_approvals",
 	} {
 		os.WriteFile(w.PolicyPath(), []byte(body), 0o600)
 		if _, err := w.LoadSettings(); err == nil || !strings.Contains(err.Error(), want) {
@@ -107,4 +109,18 @@ func mustRoot(t *testing.T, w Workspace) string {
 		}
 	}
 	return rootJSON
+}
+
+func TestMaxPendingApprovalsSetting(t *testing.T) {
+	isolate(t)
+	res, _ := Init(t.TempDir())
+	w := res.Workspace
+	st, err := w.LoadSettings()
+	if err != nil || st.MaxPendingApprovals != 0 {
+		t.Fatalf("default: %+v %v", st.MaxPendingApprovals, err)
+	}
+	os.WriteFile(w.PolicyPath(), []byte(`{"root": `+mustRoot(t, w)+`, "max_pending_approvals": 2}`), 0o600)
+	if st, err := w.LoadSettings(); err != nil || st.MaxPendingApprovals != 2 {
+		t.Fatalf("set to 2: %+v %v", st.MaxPendingApprovals, err)
+	}
 }

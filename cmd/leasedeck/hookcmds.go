@@ -40,6 +40,7 @@ func (t *bridgeTarget) options(maxWait time.Duration) bridge.ProcessOptions {
 		Manifest: func(agent string) (any, error) {
 			return t.ws.LoadAgent(agent)
 		},
+		Capabilities: bridge.CapabilityFiles{Dir: t.ws.CapabilityDir()},
 	}
 }
 

@@ -23,8 +23,9 @@ func (w *wsEnv) journalFile(name string) string {
 	return filepath.Join(w.dir, ".leasedeck", "journal", name)
 }
 
-// allowedNow presents a harmless call to the gate over the socket, with
-// no token, as an agent's hook does, and says whether it was allowed.
+// allowedNow presents a harmless call to the gate over the socket and
+// says whether it was allowed. The lease was issued by the operator (it is
+// no client session's), so the call carries the operator token.
 func (w *wsEnv) allowedNow(lease string) (bool, string) {
 	w.t.Helper()
 	c, err := wire.Dial(w.sock(), time.Second)
@@ -32,6 +33,7 @@ func (w *wsEnv) allowedNow(lease string) (bool, string) {
 		w.t.Fatal(err)
 	}
 	defer c.Close()
+	c.SetToken(w.token(w.t))
 	a, err := c.Gate(context.Background(), wire.GateParams{LeaseID: lease, Tool: "Bash",
 		Input: wire.DocOf(map[string]any{"command": "git status"}), Client: "e2e"})
 	if err != nil {

@@ -67,6 +67,16 @@ func (w *wsEnv) stateDir() string {
 // sock is the registry's socket.
 func (w *wsEnv) sock() string { return filepath.Join(w.stateDir(), "registry.sock") }
 
+// token is the operator token, for tests that act as the human.
+func (w *wsEnv) token(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(w.stateDir(), "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
 func (w *wsEnv) run(stdin string, args ...string) result {
 	w.t.Helper()
 	cmd := exec.Command(binary, args...)
@@ -226,6 +236,7 @@ func TestRegistryEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	c.SetToken(w.token(t)) // these leases are nobody's session: the operator acts for them
 	gate := func(lease, tool string, input map[string]any) wire.GateAnswer {
 		a, err := c.Gate(context.Background(), wire.GateParams{LeaseID: lease, Tool: tool, Input: wire.DocOf(input), Client: "e2e"})
 		if err != nil {
@@ -242,6 +253,7 @@ func TestRegistryEndToEnd(t *testing.T) {
 	// An approval requested, approved from a second process, the waiting
 	// call answered; it takes the last step.
 	answered := make(chan wire.GateAnswer, 1)
+	token := w.token(t)
 	go func() {
 		c2, err := wire.Dial(w.sock(), time.Second)
 		if err != nil {
@@ -249,6 +261,7 @@ func TestRegistryEndToEnd(t *testing.T) {
 			return
 		}
 		defer c2.Close()
+		c2.SetToken(token)
 		a, _ := c2.Gate(context.Background(), wire.GateParams{LeaseID: root, Tool: "Bash",
 			Input: wire.DocOf(map[string]any{"command": "rm -rf src/old"})})
 		answered <- a
@@ -358,7 +371,7 @@ func TestSocketBadInput(t *testing.T) {
 		}
 	}
 	// A schema-invalid manifest is refused and recorded, not an error.
-	m := send(`{"op":"issue","manifest":{"schema_version":"1.2"}}`)
+	m := send(`{"op":"issue","token":"` + w.token(t) + `","manifest":{"schema_version":"1.2"}}`)
 	res, _ := m["result"].(map[string]any)
 	if res == nil || res["status"] != "refused" || !strings.Contains(res["reason"].(string), "required") {
 		t.Errorf("invalid manifest: %v", m)

@@ -126,6 +126,7 @@ func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Se
 		Workspace: w.Root, JournalDir: w.JournalDir(), LockPath: w.LockPath(), Key: key,
 		HeadPath: w.HeadPath(), CheckpointKeyPath: w.CheckpointKeyPath(),
 		Root: settings.Root, DefaultLifetime: settings.DefaultLifetime, ApprovalTimeout: settings.ApprovalTimeout, Calls: settings.Calls,
+		MaxPendingApprovals: settings.MaxPendingApprovals,
 	})
 	if err != nil {
 		var locked *journal.LockedError

@@ -23,6 +23,7 @@ type Details struct {
 	StopReason        string
 	TelemetryQuality  string
 	IssuerSession     string
+	CapabilityHash    string // a session capability's hash (never the capability)
 
 	Steps   *float64
 	Tokens  *float64
@@ -60,6 +61,7 @@ var (
 		{"stop_reason", func(d *Details) *string { return &d.StopReason }},
 		{"telemetry_quality", func(d *Details) *string { return &d.TelemetryQuality }},
 		{"issuer_session", func(d *Details) *string { return &d.IssuerSession }},
+		{"capability_hash", func(d *Details) *string { return &d.CapabilityHash }},
 	}
 	detailNumbers = []struct {
 		name  string
@@ -176,6 +178,8 @@ func (d *Details) setString(k string, x any) bool {
 		d.TelemetryQuality = s
 	case "issuer_session":
 		d.IssuerSession = s
+	case "capability_hash":
+		d.CapabilityHash = s
 	default:
 		return false
 	}

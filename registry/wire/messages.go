@@ -83,7 +83,9 @@ type IssueResult struct {
 const Granted = "granted"
 
 // GateParams presents one tool call to the gate, under a lease, an
-// admission (a turn), or a session (its current turn).
+// admission (a turn), or a session (its current turn). There is no
+// summary member: the line a human reads is derived by the registry from
+// the exact input, never taken from the caller.
 type GateParams struct {
 	LeaseID       string `json:"lease_id,omitempty"`
 	AdmissionID   string `json:"admission_id,omitempty"`
@@ -93,7 +95,6 @@ type GateParams struct {
 	Client        string `json:"client,omitempty"`
 	Tool          string `json:"tool"`
 	Input         Doc    `json:"input,omitzero"`
-	Summary       string `json:"summary,omitempty"`
 	// MaxWaitMs caps how long a call that needs a human may wait.
 	MaxWaitMs int64 `json:"max_wait_ms,omitempty"`
 	DryRun    bool  `json:"dry_run,omitempty"`
@@ -201,6 +202,10 @@ type AdmitResult struct {
 	Lease       LeaseView    `json:"lease"`
 	Context     string       `json:"context,omitempty"`
 	Issue       *IssueResult `json:"issue,omitempty"`
+	// Capability is handed back once, when the session begins: the
+	// unguessable secret every later session op of this session (and of
+	// its subagents) presents. The registry keeps only its hash.
+	Capability string `json:"capability,omitempty"`
 }
 
 // ReportParams reports a tool's outcome (post-tool): the result only as
@@ -211,7 +216,6 @@ type ReportParams struct {
 	Input       Doc    `json:"input,omitzero"`
 	Status      string `json:"status,omitempty"`
 	ResultHash  string `json:"result_hash,omitempty"`
-	Summary     string `json:"summary,omitempty"`
 }
 
 // ReportResult is a post-tool report's outcome: a change outside the

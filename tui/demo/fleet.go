@@ -152,16 +152,17 @@ func (a *agent) session(ctx context.Context, c *wire.Client) {
 
 // sess is one client session (or a subagent's) in flight.
 type sess struct {
-	a         *agent
-	c         *wire.Client
-	id        string // raw session id (the registry keeps only a salted hash)
-	parent    string // the parent session, for a subagent
-	name      string
-	purpose   string
-	manifest  map[string]any // nil: the client's declared manifest
-	admission string
-	lease     string
-	blocked   bool
+	a          *agent
+	c          *wire.Client
+	id         string // raw session id (the registry keeps only a salted hash)
+	parent     string // the parent session, for a subagent
+	name       string
+	purpose    string
+	manifest   map[string]any // nil: the client's declared manifest
+	admission  string
+	lease      string
+	blocked    bool
+	capability string // the client session's capability (a subagent's is its parent's)
 }
 
 func (s *sess) admit(ctx context.Context) bool {
@@ -182,6 +183,12 @@ func (s *sess) admit(ctx context.Context) bool {
 	}
 	if !res.Allowed {
 		return false
+	}
+	if res.Capability != "" {
+		// A new client session: its later ops (and its subagents') show
+		// the capability the registry handed back, as the hook does.
+		s.capability = res.Capability
+		s.c.SetCapability(res.Capability)
 	}
 	s.admission, s.lease = res.AdmissionID, res.LeaseID
 	return sleep(ctx, s.a.f.Pace)
@@ -239,7 +246,8 @@ func (s *sess) do(ctx context.Context, st step) bool {
 		}
 		sub := &sess{a: s.a, c: c, id: s.id + "/" + st.sub.role, parent: s.id,
 			name: st.sub.role, purpose: st.sub.purpose,
-			manifest: subManifest(s.a.client, st.sub)}
+			manifest: subManifest(s.a.client, st.sub), capability: s.capability}
+		c.SetCapability(s.capability)
 		if sub.admit(ctx) {
 			for _, x := range st.sub.steps {
 				if !sub.do(ctx, x) {
