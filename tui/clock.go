@@ -14,7 +14,7 @@ import (
 // Budget tab); otherwise once a minute, on the minute. An idle cockpit
 // thus wakes up once a minute, not sixty or even one time a second.
 func (m *model) needSeconds() bool {
-	if m.overlay == approvalOverlay || m.tab == tabBudget || m.tab == tabActivity {
+	if m.overlay == approvalOverlay || m.overlay == queueOverlay || m.tab == tabBudget || m.tab == tabActivity {
 		return true
 	}
 	for _, r := range m.tree.visible() {

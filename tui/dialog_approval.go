@@ -79,6 +79,13 @@ func (m *model) syncApproval() tea.Cmd {
 		if m.isPending(m.appr.id) && !m.deciding[m.appr.id] && !m.deferred[m.appr.id] && m.leaseLive(m.appr.id) {
 			return tea.Batch(cmds...)
 		}
+		if m.appr.typing && !m.quiet {
+			// Decided elsewhere, or expired, while a reason was being
+			// typed: the rest of that typing must not land on the
+			// screen beneath (an x there would start a revocation).
+			m.swallow = true
+			cmds = append(cmds, m.setFlash("the request closed while you typed: keys are ignored until you pause", true))
+		}
 		m.overlay = noOverlay
 		if m.appr.fromQueue {
 			m.overlay = queueOverlay

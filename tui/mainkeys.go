@@ -13,6 +13,9 @@ func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
 		return m.hardQuit()
 	}
+	if m.swallow {
+		return nil // typing meant for a field that has closed
+	}
 	if d, ok := dialogs[m.overlay]; ok {
 		return d.key(m, msg)
 	}

@@ -103,6 +103,9 @@ type model struct {
 	keySeq int
 	quiet  bool
 	typing bool // the key being handled came hard on the heels of another
+	// swallow drops keys until the keyboard is still: set when a text
+	// field closed under the user's typing.
+	swallow bool
 
 	bellMuted, bellCooling bool
 	bellOwed               int // new requests not yet rung for
@@ -213,6 +216,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			return nil // a key came since
 		}
 		m.quiet = true
+		m.swallow = false
 		return m.syncApproval()
 	case bellOffMsg:
 		return m.bellOff()

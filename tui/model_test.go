@@ -845,3 +845,34 @@ func TestQuitAsksAndTellsTheAgents(t *testing.T) {
 	}
 	_ = msgs
 }
+
+// A request that closes while its deny reason is being typed (decided
+// elsewhere, or expired) does not hand the rest of the typing to the
+// screen beneath, where "fix the tests⏎" would start and confirm a
+// revocation.
+func TestTypingOutlivesAClosedRequestHarmlessly(t *testing.T) {
+	fa := &fakeActor{}
+	m := newTestModel(t, 160, 48, fa)
+	unguard(m)
+	press(m, "n")
+	typeText(m, "no")
+	// Decided from another cockpit meanwhile.
+	id := m.appr.id
+	seq := m.heads[1] + 1
+	send(m, journalMsg{Entries: []entry{{Kind: 1, Seq: seq, Value: map[string]any{
+		"schema_version": "1.2", "timestamp": "2026-03-14T09:30:40Z", "event_type": "leasedeck.approval.decided",
+		"details": map[string]any{"approval_id": id, "outcome": "denied", "by": "operator"}}}}})
+	if m.overlay == approvalOverlay {
+		t.Fatal("the decided request stayed open")
+	}
+	typeText(m, " fix the tests")
+	press(m, "enter")
+	if m.overlay == revokeOverlay || len(fa.revoked) != 0 || len(fa.decided) != 0 {
+		t.Fatalf("typing reached the screen beneath: overlay %v revoked %v decided %v", m.overlay, fa.revoked, fa.decided)
+	}
+	settle(m)
+	press(m, "x")
+	if m.overlay != revokeOverlay {
+		t.Errorf("after a pause, keys do not work again: %v", m.overlay)
+	}
+}

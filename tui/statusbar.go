@@ -25,6 +25,7 @@ type statusBar struct {
 	Clock      string
 	Msg        string
 	MsgErr     bool
+	BellMuted  bool
 }
 
 // Render draws the status bar in width cells: the most
@@ -62,6 +63,9 @@ func (s statusBar) Render(width int) string {
 	pend := fmt.Sprintf("⚑ %d pending", s.Pending)
 	if compact {
 		pend = fmt.Sprintf("⚑ %d", s.Pending)
+	}
+	if s.BellMuted {
+		pend += " (bell muted)"
 	}
 	if s.Pending > 0 {
 		parts = append(parts, seg(t.bold(t.Warn), pend))
@@ -116,7 +120,7 @@ func (m *model) statusLine() string {
 		Mode: mode, Registry: reg, Short: short, RegistryOK: ok, Socket: m.opts.Socket,
 		Heads: m.heads, ChainOK: len(m.breaks) == 0, MACs: m.macs,
 		Pending: len(m.deck.Pending()), Sort: m.tree.sort.String(), Filter: m.tree.filter.raw,
-		Clock: m.now.In(m.loc).Format("15:04"), Msg: m.flash, MsgErr: m.flashErr,
+		Clock: m.now.In(m.loc).Format("15:04"), Msg: m.flash, MsgErr: m.flashErr, BellMuted: m.bellMuted,
 	}
 	return sb.Render(m.w)
 }
