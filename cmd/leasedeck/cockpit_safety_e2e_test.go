@@ -210,10 +210,9 @@ func TestCockpitApprovalsViewAndQuit(t *testing.T) {
 		t.Errorf("the quit question does not say what is affected:\n%s", sc)
 	}
 	s.keys("Escape")
-	time.Sleep(300 * time.Millisecond)
-	if !s.alive() || strings.Contains(s.screen(), "QUIT AND STOP") {
-		t.Fatalf("esc did not stay:\n%s", s.screen())
-	}
+	s.waitScreen("the cockpit again after esc", 5*time.Second, func(sc string) bool {
+		return !strings.Contains(sc, "QUIT AND STOP") && strings.Contains(sc, "Leases")
+	})
 	// Quit with a request waiting, so that its agent is told.
 	s.waitScreen("a pending request", 60*time.Second, func(sc string) bool { return !strings.Contains(sc, "⚑ 0 pending") })
 	time.Sleep(time.Second)
