@@ -21,10 +21,18 @@ const arithRefusal = "the gate cannot tell what this runs: arithmetic over %s ev
 // noteAssign records whether an assignment leaves name holding a number.
 func (a *analyzer) noteAssign(name string, value lit, static bool) {
 	if static && isArithNumber(value.s) {
-		a.numeric[name] = true
+		a.setNumeric(name)
 	} else {
 		delete(a.numeric, name)
 	}
+}
+
+// setNumeric records that name holds a number (the map is made on first use).
+func (a *analyzer) setNumeric(name string) {
+	if a.numeric == nil {
+		a.numeric = map[string]bool{}
+	}
+	a.numeric[name] = true
 }
 
 // isArithNumber reports a literal bash reads as a number: decimal, 0x hex,
@@ -95,7 +103,7 @@ func (a *analyzer) arith(e syntax.ArithmExpr, c ctx) {
 				return
 			}
 			a.checkAssignName(name)
-			a.numeric[name] = true
+			a.setNumeric(name)
 			return
 		}
 		a.arith(x.X, c)

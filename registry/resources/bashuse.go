@@ -30,11 +30,22 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 		}
 		start = filepath.Clean(cwd)
 	}
+	// Relative paths stay relative to the workspace where they can (the
+	// workspace's own resolution is cached); only a start outside it makes
+	// them absolute.
+	prefix := ""
+	if start != workspace {
+		if rel, err := filepath.Rel(workspace, start); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			prefix = rel
+		} else {
+			prefix = start
+		}
+	}
 	rebase := func(p string) string {
-		if filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
+		if prefix == "" || filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
 			return p
 		}
-		return filepath.Join(start, p)
+		return filepath.Join(prefix, p)
 	}
 	sh, err := ShellAt(cmd, start)
 	if err != nil {

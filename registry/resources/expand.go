@@ -39,7 +39,7 @@ func (a *analyzer) assign(as *syntax.Assign, c ctx) {
 	if name != "" {
 		a.checkAssignName(name)
 		a.checkLocale(name, value, static)
-		if !as.Naked && as.Value != nil && a.numeric != nil {
+		if !as.Naked && as.Value != nil {
 			a.noteAssign(name, value, static)
 		}
 	}

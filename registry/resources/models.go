@@ -187,6 +187,14 @@ func (a *analyzer) mention(w *syntax.Word, c ctx) {
 			return
 		}
 	}
+	if len(w.Parts) == 1 && len(a.cwds) == 1 && a.cwds[0] == "" && !a.cwdUnknown {
+		// The common case, a plain word in the starting directory, without
+		// the allocations of the general one.
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "~$*?[{\\-=") && l.Value != "" {
+			a.add(&a.use.Operands, "o:", l.Value)
+			return
+		}
+	}
 	vals, ok := a.argValues(w)
 	if !ok {
 		return

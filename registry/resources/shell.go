@@ -123,10 +123,8 @@ func analyzeShell(command, base string) (ShellUse, error) {
 	a := &analyzer{
 		cwds:    []string{""},
 		allCwds: []string{""},
-		seen:    map[string]bool{},
+		seen:    map[seenKey]bool{},
 		base:    base,
-		numeric: map[string]bool{},
-		assoc:   map[string]bool{},
 	}
 	a.script(command, ctx{})
 	for _, d := range a.deferred {
@@ -173,7 +171,7 @@ type ctx struct {
 // analyzer accumulates one ShellUse. The first error stops the analysis.
 type analyzer struct {
 	use        ShellUse
-	seen       map[string]bool // "x:"+exe, "r:"+path, "w:"+path
+	seen       map[seenKey]bool // what each list already holds
 	err        error
 	cwds       []string        // candidate working directories, relative to the start ("" is the start)
 	cwdUnknown bool            // a directory change could not be followed
@@ -203,9 +201,13 @@ func (a *analyzer) failf(format string, args ...any) {
 	}
 }
 
+// seenKey is one entry of one list ("x:" executables, "o:" operands, …).
+type seenKey struct{ kind, v string }
+
 func (a *analyzer) add(list *[]string, kind, v string) {
-	if !a.seen[kind+v] {
-		a.seen[kind+v] = true
+	k := seenKey{kind, v}
+	if !a.seen[k] {
+		a.seen[k] = true
 		*list = append(*list, v)
 	}
 }

@@ -148,6 +148,9 @@ func (a *analyzer) decl(x *syntax.DeclClause, c ctx) {
 			}
 		}
 		if assoc && as.Name != nil {
+			if a.assoc == nil {
+				a.assoc = map[string]bool{}
+			}
 			a.assoc[as.Name.Value] = true
 		}
 		a.assign(as, c)
