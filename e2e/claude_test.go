@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,6 +110,9 @@ func TestClaudeCode(t *testing.T) {
 
 	buildExisted := func(a registry.ApprovalView) bool { return exists(e.path("build")) && exists(e.ws) }
 	h := e.human(buildExisted,
+		// A write whose content carries a credential is held with the secret
+		// masked; the human, who sees where it goes, lets it through.
+		rule{match: "src/new.txt", approve: true},
 		rule{match: "rm -rf build", approve: true},
 		rule{match: "rm -rf " + e.ws, reason: deniedByHuman},
 		rule{match: "curl", reason: curlDeniedByHuman},
@@ -172,6 +176,22 @@ func TestClaudeCode(t *testing.T) {
 		// gate decision in the journal.
 		if got, want := e.gateDecisions(), counts["PreToolUse"]-1; got != want {
 			t.Errorf("%d gate decisions in the audit journal for %d PreToolUse events (one while the registry was stopped)", got, counts["PreToolUse"])
+		}
+	})
+
+	t.Run("a call carrying a secret is held, masked", func(t *testing.T) {
+		held := false
+		for _, a := range seen {
+			b, _ := json.Marshal(a.ApprovalView)
+			if strings.Contains(string(b), plantedInputSecret) {
+				t.Errorf("approval %s shows the raw secret: %s", a.ID, b)
+			}
+			if strings.Contains(a.Summary, "src/new.txt") && slices.Contains(a.Names, "secret:github-token") {
+				held = true
+			}
+		}
+		if !held {
+			t.Errorf("the Write carrying a GitHub token was not held for a human as secret:github-token: %+v", seen)
 		}
 	})
 

@@ -60,6 +60,7 @@ func standardSteps(e *env, d dialect, modelURL string) []fakemodel.Step {
 
 func standardHuman(e *env) *human {
 	return e.human(func(registry.ApprovalView) bool { return !exists(e.path("build/fetched.txt")) && exists(e.ws) },
+		rule{match: "src/new.txt", approve: true}, // carries a credential: held, masked, approved
 		rule{match: "/approved", approve: true},
 		rule{match: "rm -rf " + e.ws, reason: deniedByHuman},
 		rule{match: "/denied", reason: curlDeniedByHuman},

@@ -35,6 +35,7 @@ func ProtectedDirs() []string {
 	if c, err := ConfigDir(); err == nil {
 		add(c)
 	}
+	add(ShortSocketDir())
 	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
 		add(filepath.Join(home, ".local", "state", "leasedeck"))
 		add(filepath.Join(home, ".config", "leasedeck"))

@@ -92,8 +92,30 @@ func (w Workspace) SnapshotDir() string { return filepath.Join(w.State, "snapsho
 // LockPath is the lock that makes one registry the workspace's only one.
 func (w Workspace) LockPath() string { return filepath.Join(w.State, "registry.lock") }
 
-// SocketPath is the registry's socket, the only way in.
-func (w Workspace) SocketPath() string { return filepath.Join(w.State, "registry.sock") }
+// SocketPath is the registry's socket, the only way in. It lives in the
+// state directory. Where that path is too long for a Unix socket (a deep
+// $HOME or $XDG_STATE_HOME: sun_path holds about 100 bytes), it lives in
+// a short private directory of this user's instead, named by the
+// workspace id: $XDG_RUNTIME_DIR/leasedeck/, else <temp>/leasedeck-<uid>/
+// (0700 and owned by this user, or EnsureStateDir refuses it). Either way
+// the path follows from the workspace and the environment alone, so every
+// process finds the same socket.
+func (w Workspace) SocketPath() string {
+	p := filepath.Join(w.State, "registry.sock")
+	if len(p) <= maxSocketPath {
+		return p
+	}
+	return filepath.Join(ShortSocketDir(), filepath.Base(w.State)+".sock")
+}
+
+// ShortSocketDir is the private directory for sockets whose state-directory
+// path would be too long (see SocketPath).
+func ShortSocketDir() string {
+	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) && len(x) <= 64 {
+		return filepath.Join(filepath.Clean(x), "leasedeck")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("leasedeck-%d", os.Geteuid()))
+}
 
 // maxSocketPath is the shortest sun_path limit of the supported systems
 // (104 bytes on macOS, 108 on Linux, both counting the final NUL).
@@ -110,7 +132,11 @@ func (w Workspace) EnsureStateDir() error {
 	if n := len(w.SocketPath()); n > maxSocketPath {
 		return fmt.Errorf("the registry socket path %s is %d bytes, longer than a Unix socket allows (%d); set $%s to a shorter directory", w.SocketPath(), n, maxSocketPath, EnvStateHome)
 	}
-	for _, d := range []string{filepath.Dir(w.State), w.State} {
+	dirs := []string{filepath.Dir(w.State), w.State}
+	if sd := filepath.Dir(w.SocketPath()); sd != w.State {
+		dirs = append(dirs, sd)
+	}
+	for _, d := range dirs {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return fmt.Errorf("state directory: %w", err)
 		}

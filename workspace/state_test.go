@@ -189,3 +189,43 @@ func TestPolicyCannotLiftTheImplicitDeny(t *testing.T) {
 		t.Errorf("policy %s, agents %v", p.Hash, p.AgentNames())
 	}
 }
+
+// A deep state home (a long $HOME, as in a test's temporary directory)
+// must not make init fail: the socket moves to a short private directory
+// of this user's, the same one for every process of the workspace, and the
+// gate denies it like the state directory.
+func TestLongStatePathPutsTheSocketInAShortPrivateDirectory(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("private directory modes are Unix")
+	}
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	deep := filepath.Join(base, strings.Repeat("d", 60), strings.Repeat("e", 40))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(base, "c"))
+	t.Setenv(EnvStateHome, deep)
+	t.Setenv(EnvWorkspace, "")
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	res, err := Init(root)
+	if err != nil {
+		t.Fatalf("init with a deep state home: %v", err)
+	}
+	w := res.Workspace
+	sock := w.SocketPath()
+	if len(sock) > maxSocketPath {
+		t.Fatalf("socket path %s is %d bytes", sock, len(sock))
+	}
+	if strings.HasPrefix(sock, w.StateDir()) {
+		t.Fatalf("socket %s stayed in the too-long state directory", sock)
+	}
+	st, err := os.Stat(filepath.Dir(sock))
+	if err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("socket directory %s: %v %v", filepath.Dir(sock), err, st)
+	}
+	again, err := Find(root, "")
+	if err != nil || again.SocketPath() != sock {
+		t.Fatalf("another process finds socket %q (%v), want %q", again.SocketPath(), err, sock)
+	}
+	if !slices.Contains(ProtectedDirs(), filepath.Dir(sock)) {
+		t.Errorf("the socket directory %s is not protected: %v", filepath.Dir(sock), ProtectedDirs())
+	}
+}
