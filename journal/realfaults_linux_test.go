@@ -5,6 +5,7 @@ package journal
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -65,6 +66,46 @@ func TestWriterOnAFullDisk(t *testing.T) {
 	os.Remove(filler)
 	waitStatus(t, w, "ok")
 	appendT(t, w, Leases, heartbeat(2))
+	w.Close()
+	if r := a.verify(t, testKey, a.pub(t)); !r.OK() {
+		t.Fatalf("verify: %s", breaksString(r.Breaks))
+	}
+}
+
+// A real EPERM: the lease file made immutable (chattr +i) under the open
+// writer, as an administrator or a hostile process with the capability
+// might. Writes fail with EPERM while it lasts; the writer resumes by
+// itself once the flag is cleared.
+func TestWriterOnAnImmutableFile(t *testing.T) {
+	chattr, err := exec.LookPath("chattr")
+	if err != nil {
+		t.Skip("no chattr")
+	}
+	a := newAnchored(t)
+	a.opts.RetryMin, a.opts.RetryMax = 5*time.Millisecond, 50*time.Millisecond
+	w := a.open(t)
+	defer w.Close()
+	appendT(t, w, Leases, heartbeat(1))
+	path := journalPath(a.dir, Leases)
+	if out, err := exec.Command(chattr, "+i", path).CombinedOutput(); err != nil {
+		t.Skipf("chattr +i is not allowed here: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command(chattr, "-i", path).Run() })
+	_, err = w.Append(Leases, heartbeat(2))
+	if !errors.Is(err, syscall.EPERM) {
+		t.Fatalf("append to an immutable file: %v", err)
+	}
+	waitStatus(t, w, "retrying")
+	if _, err := w.Append(Audit, gateAllowed(2)); !errors.Is(err, ErrStopped) {
+		t.Fatalf("append while the file is immutable: %v", err)
+	}
+	if out, err := exec.Command(chattr, "-i", path).CombinedOutput(); err != nil {
+		t.Fatalf("chattr -i: %v %s", err, out)
+	}
+	waitStatus(t, w, "ok")
+	if got := appendT(t, w, Leases, heartbeat(2)); got.Seq != 2 {
+		t.Fatalf("after the flag was cleared: %+v", got)
+	}
 	w.Close()
 	if r := a.verify(t, testKey, a.pub(t)); !r.OK() {
 		t.Fatalf("verify: %s", breaksString(r.Breaks))
