@@ -10,16 +10,29 @@ import (
 // written (free text clipped to the schema's caps), so the live state
 // and a replay of the journal cannot differ.
 func (s *Service) appendAudit(a record.Audit) error {
+	_, err := s.appendAuditRef(a)
+	return err
+}
+
+// auditRef names an audit line: its seq in audit.jsonl and its event id.
+type auditRef struct {
+	Seq     uint64
+	EventID string
+}
+
+// appendAuditRef is appendAudit that also says which line it wrote.
+func (s *Service) appendAuditRef(a record.Audit) (auditRef, error) {
 	v := a.Value()
 	at, err := s.w.Append(journal.Audit, v)
 	if err != nil {
-		return err
+		return auditRef{}, err
 	}
+	ref := auditRef{Seq: at.Seq, EventID: a.EventID}
 	l := record.Parse(journal.Audit, v)
 	l.Offset, l.Seq, l.Located = at.Offset, at.Seq, true
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return FoldLine(s.st, s.book, &l)
+	return ref, FoldLine(s.st, s.book, &l)
 }
 
 // appendLeases writes lease records in order, in one batch, and folds

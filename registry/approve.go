@@ -65,8 +65,8 @@ func (s *Service) ask(ctx context.Context, req GateRequest, res GateResult) Gate
 		if again.Verdict != VerdictAllow {
 			s.mu.Unlock()
 			reason := "approved by a human, but the lease can no longer allow it: " + again.Reason
-			s.recordGate(req, again.Verdict, reason, id)
-			return GateAnswer{Verdict: again.Verdict, Reason: reason, ApprovalID: id, DecidedBy: d.By}
+			ref, _ := s.recordGate(req, again.Verdict, reason, id)
+			return GateAnswer{Verdict: again.Verdict, Reason: reason, ApprovalID: id, DecidedBy: d.By}.recorded(ref)
 		}
 		s.reserve(req.LeaseID, 1)
 		s.mu.Unlock()
@@ -78,12 +78,12 @@ func (s *Service) ask(ctx context.Context, req GateRequest, res GateResult) Gate
 		if d.Reason != "" {
 			reason += ": " + d.Reason
 		}
-		s.recordGate(req, VerdictDeny, reason, id)
-		return GateAnswer{Verdict: VerdictDeny, Reason: reason, ApprovalID: id, DecidedBy: d.By}
+		ref, _ := s.recordGate(req, VerdictDeny, reason, id)
+		return GateAnswer{Verdict: VerdictDeny, Reason: reason, ApprovalID: id, DecidedBy: d.By}.recorded(ref)
 	default:
 		reason := "the approval request expired without a decision, so the call is denied"
-		s.recordGate(req, VerdictDeny, reason, id)
-		return GateAnswer{Verdict: VerdictDeny, Reason: reason, ApprovalID: id, DecidedBy: d.By}
+		ref, _ := s.recordGate(req, VerdictDeny, reason, id)
+		return GateAnswer{Verdict: VerdictDeny, Reason: reason, ApprovalID: id, DecidedBy: d.By}.recorded(ref)
 	}
 }
 

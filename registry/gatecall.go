@@ -38,6 +38,16 @@ type GateAnswer struct {
 	// refused is set when the call was refused before anything was
 	// recorded (too many approvals pending): the socket answers its code.
 	refused error
+	// Seq and EventID name the audit line that records this answer, so a
+	// client can point to it; zero when nothing could be recorded.
+	Seq     uint64 `json:"seq,omitempty"`
+	EventID string `json:"event_id,omitempty"`
+}
+
+// recorded is the answer naming the audit line that records it.
+func (a GateAnswer) recorded(r auditRef) GateAnswer {
+	a.Seq, a.EventID = r.Seq, r.EventID
+	return a
 }
 
 // Gate decides a tool call. A call that needs a human waits here until
@@ -79,10 +89,11 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) GateAnswer {
 		s.mu.Unlock()
 		// A dry run is journaled like a call, so probing the gate shows.
 		ans := GateAnswer{Verdict: res.Verdict, Reason: res.Reason, Approvals: res.Approvals}
-		if err := s.recordGate(req, res.Verdict, res.Reason, ""); err != nil {
+		ref, err := s.recordGate(req, res.Verdict, res.Reason, "")
+		if err != nil {
 			return GateAnswer{Verdict: VerdictDeny, Reason: "the check could not be recorded, so it answers deny: " + err.Error()}
 		}
-		return ans
+		return ans.recorded(ref)
 	}
 	switch res.Verdict {
 	case VerdictAllow:
@@ -101,23 +112,25 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) GateAnswer {
 // refuseCall records a refusal (or, for a dry run, the check) and answers
 // it.
 func (s *Service) refuseCall(req GateRequest, v Verdict, reason string) GateAnswer {
-	if err := s.recordGate(req, v, reason, ""); err != nil {
+	ref, err := s.recordGate(req, v, reason, "")
+	if err != nil {
 		return GateAnswer{Verdict: v, Reason: reason + " (and the decision could not be recorded: " + err.Error() + ")"}
 	}
-	return GateAnswer{Verdict: v, Reason: reason}
+	return GateAnswer{Verdict: v, Reason: reason}.recorded(ref)
 }
 
 // commitAllow records an allowed call (charging one step up the chain)
 // and answers allow only once the line is durable.
 func (s *Service) commitAllow(req GateRequest, reason, approvalID string) GateAnswer {
 	defer s.unreserve(req.LeaseID, 1)
-	if err := s.recordGate(req, VerdictAllow, reason, approvalID); err != nil {
+	ref, err := s.recordGate(req, VerdictAllow, reason, approvalID)
+	if err != nil {
 		return GateAnswer{Verdict: VerdictDeny, Reason: "the decision could not be recorded, so the call is refused: " + err.Error()}
 	}
-	return GateAnswer{Verdict: VerdictAllow, Reason: reason, ApprovalID: approvalID}
+	return GateAnswer{Verdict: VerdictAllow, Reason: reason, ApprovalID: approvalID}.recorded(ref)
 }
 
-func (s *Service) recordGate(req GateRequest, v Verdict, reason, approvalID string) error {
+func (s *Service) recordGate(req GateRequest, v Verdict, reason, approvalID string) (auditRef, error) {
 	et := EventGateDenied
 	switch v {
 	case VerdictAllow:
@@ -138,7 +151,7 @@ func (s *Service) recordGate(req GateRequest, v Verdict, reason, approvalID stri
 	rec.Reasoning = redact.OneLine(reason, 500)
 	rec.RequestHash = req.InputHash
 	rec.Outcome = map[Verdict]string{VerdictAllow: "success", VerdictDeny: "failure", VerdictBlock: "failure", VerdictAsk: "partial"}[v]
-	return s.appendAudit(rec)
+	return s.appendAuditRef(rec)
 }
 
 // plainHash is the SHA-256 of the tool name and the input's JSON, for a

@@ -227,3 +227,40 @@ func TestFoldToleratesBadFiguresInTheJournal(t *testing.T) {
 		t.Fatalf("gate after a saturated spend: %+v", a)
 	}
 }
+
+// A gate answer names the audit line that records it (its seq and event
+// id), so a client can point to the record of what it was told.
+func TestGateAnswerNamesItsAuditLine(t *testing.T) {
+	f := newFixture(t)
+	id := f.issue(agentManifest("g", 10, nil), "")
+	sock := f.serve()
+	for _, c := range []struct{ input, decision string }{
+		{`{"file_path":"src/a.go","content":"x"}`, "allow"},
+		{`{"file_path":"/etc/passwd","content":"x"}`, "deny"},
+	} {
+		ans := rawCall(t, sock, `{"op":"gate","lease_id":"`+id+`","tool":"Write","input":`+c.input+`}`)
+		r, _ := ans["result"].(map[string]any)
+		if ans["ok"] != true || r["decision"] != c.decision {
+			t.Fatalf("gate: %v", ans)
+		}
+		seq, _ := r["seq"].(float64)
+		eid, _ := r["event_id"].(string)
+		if seq == 0 || eid == "" {
+			t.Fatalf("the answer does not name its audit line: %v", r)
+		}
+		lines, _, err := journal.ReadFrom(filepath.Join(f.dir, ".leasedeck", "journal", journal.AuditFile), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, l := range lines {
+			if l.Seq == uint64(seq) {
+				a := record.ParseAudit(l.Value)
+				found = a.EventID == eid && a.Details.Decision == c.decision && a.Details.LeaseID == id
+			}
+		}
+		if !found {
+			t.Fatalf("audit seq %v is not the %s line %s", seq, c.decision, eid)
+		}
+	}
+}

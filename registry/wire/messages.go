@@ -123,6 +123,10 @@ type GateAnswer struct {
 	ApprovalID string   `json:"approval_id,omitempty"`
 	Approvals  []string `json:"approvals,omitempty"`
 	DecidedBy  string   `json:"decided_by,omitempty"`
+	// Seq and EventID name the audit line that records the answer (its
+	// seq in audit.jsonl, its event_id); absent when nothing was recorded.
+	Seq     uint64 `json:"seq,omitempty"`
+	EventID string `json:"event_id,omitempty"`
 }
 
 // UsageParams charges tokens and cost to a lease and its ancestors.
