@@ -238,7 +238,7 @@ func TestGateAnswerNamesItsAuditLine(t *testing.T) {
 		{`{"file_path":"src/a.go","content":"x"}`, "allow"},
 		{`{"file_path":"/etc/passwd","content":"x"}`, "deny"},
 	} {
-		ans := rawCall(t, sock, `{"op":"gate","lease_id":"`+id+`","tool":"Write","input":`+c.input+`}`)
+		ans := rawCall(t, sock, `{"op":"gate","token":"tok","lease_id":"`+id+`","tool":"Write","input":`+c.input+`}`)
 		r, _ := ans["result"].(map[string]any)
 		if ans["ok"] != true || r["decision"] != c.decision {
 			t.Fatalf("gate: %v", ans)
