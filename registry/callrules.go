@@ -130,7 +130,7 @@ func (s *Service) factsOf(call ToolCall) callFacts {
 	}
 	f.use, f.useErr = resources.FromToolCall(s.cfg.Workspace, call.Tool, call.Input)
 	if !s.cfg.Calls.PassSecrets {
-		f.masked, f.secrets = redact.RedactValue(call.Input)
+		f.masked, f.secrets = redact.RedactValue(scannedInput(call))
 	}
 	return f
 }
@@ -257,4 +257,21 @@ func atPointer(v any, pointer string) any {
 		}
 	}
 	return v
+}
+
+// scannedInput is the part of a call's input the secret detectors read: a
+// Bash call's cwd is the directory the client's shell is in (set by the
+// bridge from the hook payload), a path and not content the call carries,
+// and a long random-looking directory name must not hold every call.
+func scannedInput(call ToolCall) map[string]any {
+	if _, ok := call.Input["cwd"]; !ok || call.Tool != "Bash" {
+		return call.Input
+	}
+	in := make(map[string]any, len(call.Input))
+	for k, v := range call.Input {
+		if k != "cwd" {
+			in[k] = v
+		}
+	}
+	return in
 }

@@ -300,3 +300,21 @@ func TestGateShellStartDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestGateShellStartDirectoryIsNotContent: the directory a shell call
+// starts in is a path the bridge sets, not content the call carries; a
+// long random-looking name must not make the secret detectors hold every
+// call.
+func TestGateShellStartDirectoryIsNotContent(t *testing.T) {
+	f := newFixture(t)
+	id := f.issue(agentManifest("cwd", 100, nil), "")
+	dir := filepath.Join(f.dir, "src", "TestHookShellLinesThroughTheBinary2886381495", "001")
+	ans := f.gate(id, "Bash", map[string]any{"command": "echo hi", "cwd": dir})
+	if ans.Verdict != VerdictAllow {
+		t.Fatalf("%s %s", ans.Verdict, ans.Reason)
+	}
+	ans = f.gate(id, "Bash", map[string]any{"command": "echo ghp_aB3cD6eF9gH2iJ5kL8mN1oP4qR7sT0uV3wX6y", "cwd": dir})
+	if ans.Verdict == VerdictAllow {
+		t.Fatalf("a token in the command ran unseen: %s", ans.Reason)
+	}
+}
