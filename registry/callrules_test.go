@@ -170,6 +170,8 @@ func TestProtectedWrites(t *testing.T) {
 		{"Write", map[string]any{"file_path": ".claude/settings.local.json", "content": "{}"}, VerdictDeny},
 		{"Write", map[string]any{"file_path": ".codex/config.toml", "content": ""}, VerdictDeny},
 		{"Write", map[string]any{"file_path": ".gemini/settings.json", "content": "{}"}, VerdictDeny},
+		{"Bash", map[string]any{"command": "mv .github gh"}, VerdictDeny},
+		{"Bash", map[string]any{"command": "rm -rf .git/hooks"}, VerdictDeny},
 		{"Read", map[string]any{"file_path": ".github/workflows/ci.yml"}, VerdictAllow},
 		{"Read", map[string]any{"file_path": ".git/config"}, VerdictAllow},
 		{"Write", map[string]any{"file_path": "src/main.go", "content": "package main"}, VerdictAllow},

@@ -92,7 +92,7 @@ func newSandbox(t *testing.T, base string) sandbox {
 // outside their operands, so running a generated line is harmless.
 var safePrograms = []string{"cat", "ls", "echo", "grep", "sed", "head", "tail", "wc", "sort", "uniq", "cut", "tr",
 	"find", "tee", "touch", "cp", "mv", "rm", "mkdir", "printf", "env", "xargs", "timeout", "awk", "du", "true",
-	"test", "basename", "dirname", "date", "diff", "stat", "file", "tree"}
+	"test", "basename", "dirname", "date", "diff", "stat", "file", "tree", "bash", "sh"}
 
 // deniedPaths are the planted secrets, denied as the default policy does.
 var deniedPaths = []string{"~/.ssh/**", "~/.aws/**", "~/.netrc", ".env", "~/bin/**", "~/.config/**"}
@@ -164,6 +164,20 @@ var templates = []template{
 	{0, "while read l; do echo \"$l\"; done < {R}"}, {0, "[ -f {R} ] && cat {R}"}, {0, "cat {R} | tee -a {W}"},
 	{2, "alias cat=head\ncat {R}"}, {5, "cd; cat notes.md"}, {6, "cat ~/.{netrc,x} 2>/dev/null"}, {7, "cat sub/*/*"},
 	{8, "cp -r sub {W}"}, {9, "command cat {R}"}, {9, "exec cat {R}"}, {9, "xargs -a {R} echo"},
+	// Builtins and shell syntax that read or write files themselves.
+	{0, "read -r l < {R}; echo \"$l\""}, {0, "mapfile a < {R}; echo \"${a[0]}\""}, {0, "echo \"$(< {R})\""},
+	{0, "exec 3< {R}; cat <&3"}, {0, "exec 4> {W}; echo x >&4"}, {0, "echo x 1<>{W}"}, {0, "echo x >| {W}"},
+	{0, "echo x &> {W}"}, {0, "echo x >& {W}"}, {0, "cat <<< \"$(cat {R})\""}, {0, "cat <(cat {R})"},
+	{0, "diff <(cat {R}) {R}"}, {0, "{ cat {R}; }"}, {0, "( cat {R} )"}, {0, "if true; then cat {R}; fi"},
+	{0, "case x in x) cat {R};; esac"}, {0, "for f in {R}; do cat \"$f\"; done"}, {0, "until true; do :; done; cat {R}"},
+	{0, "time cat {R}"}, {0, "! cat {R}"}, {0, "coproc cat {R}; wait"}, {0, "exec > {W}; echo x"},
+	{2, "cat() { head -c 3 {R}; }; cat notes.txt"}, {2, "enable -n echo; echo {R}"},
+	{5, "cd sub; cat ~-/notes.txt"}, {5, "cd sub && cd - >/dev/null && cat {R}"}, {5, "cd ~/.ssh 2>/dev/null; cat id_rsa"},
+	{6, "f={R}; cat \"$f\""}, {6, "cat ${HOME:+$HOME/notes.md}"}, {6, "cat ${X:-~/notes.md}"}, {6, "cat {notes,sub/b}.txt"},
+	{6, "cat ~/{.netrc,notes.md}"}, {6, "cat ../o*"}, {6, "cat [.]env"}, {6, "cat ~/.n*"}, {6, "shopt -s extglob; cat !(*.go|src|sub)"},
+	{6, "IFS=/; p=\"..${IFS}outside.txt\"; cat $p"}, {6, "cat $(echo {R})"}, {6, "cat \"$(printf %s {R})\""},
+	{9, "command -p cat {R}"}, {9, "exec -a x cat {R}"}, {9, "eval 'cat {R}'"}, {9, "bash -c 'cat {R}'"}, {9, "sh -c \"cat {R}\""},
+	{1, "cat {R}\r"}, {1, "echo a;\rcat {R}"}, {1, "echo a #\rcat {R}"},
 }
 
 var (
@@ -450,7 +464,7 @@ func (sb sandbox) missed(use resources.Use, evs []event) []string {
 		case "exec":
 			if strings.HasPrefix(e.path, sb.root+"/") {
 				add("ran a program planted in the sandbox: " + sb.short(e.path))
-			} else if !contains(use.Executables, filepath.Base(e.path)) {
+			} else if !contains(use.Executables, filepath.Base(e.path)) && !transparent[filepath.Base(e.path)] {
 				add("ran " + filepath.Base(e.path) + " (derived programs: " + strings.Join(use.Executables, " ") + ")")
 			}
 		case "write":
@@ -487,6 +501,11 @@ func (sb sandbox) short(p string) string {
 	}
 	return p
 }
+
+// transparent are wrappers the gate judges by the program they run
+// ("timeout 60 npm test" is npm): running one is covered by deriving what
+// it wraps, which the comparison checks on its own exec.
+var transparent = map[string]bool{"timeout": true, "env": true, "nice": true, "nohup": true, "stdbuf": true, "time": true, "setsid": true}
 
 // covers: p is one of the derived paths or lies below one (a directory
 // read or written as a whole).
@@ -735,6 +754,9 @@ var knownCases = []struct {
 	{9, "find . -maxdepth 1 -name notes.txt -exec cat ../outside.txt \\;", false},
 	{9, "timeout 5 cat ~/notes.md", false},
 	{9, "xargs -a ~/notes.md echo", false},
+	// Found with seeds 11, 13 and 17 (1,500 lines each) after the grammar grew.
+	{9, "echo ../outside.txt | xargs cat", true},
+	{9, "echo ~/notes.md | xargs cat", true},
 }
 
 func TestShellDifferentialCases(t *testing.T) {
