@@ -1,7 +1,7 @@
 // Package tui is leasedeck's cockpit: the Bubble Tea (v2) program that
 // `leasedeck` runs with no arguments. It exports only what the command
-// needs: Options, the Modes, the Actor it acts through (SocketActor) and
-// Run.
+// needs: Options, the Modes, the Actor it acts through (SocketActor),
+// Run and ErrServeInBackground.
 //
 // It follows the rules in shared/UI.md, and lays its files out as the
 // Go TUIs it learns from do:
@@ -14,10 +14,12 @@
 //     Render(width) — a lease row (leaserow.go), the status bar
 //     (statusbar.go), the detail tabs (detail.go), the journal feed
 //     (feed.go), gauges (gauge.go).
-//   - Dialogs (dialog.go) — approval, revoke, filter, help — each in its
-//     own file (dialog_*.go) with its state, its keys and its view
-//     together. An open dialog gets keys before the main screen
-//     (mainkeys.go).
+//   - Dialogs (dialog.go) — approval, the approvals view (queue),
+//     revoke, filter, help, quit — each in its own file (dialog_*.go)
+//     with its state, its keys and its view together. An open dialog
+//     gets keys before the main screen (mainkeys.go). A request that
+//     opens by itself never takes a key typed for something else
+//     (dialog_approval.go says how); the bell is rate-limited (bell.go).
 //   - No I/O in Update or View. The journal reaches the program through
 //     the feeder (feeder.go), the single bus: it loads both files,
 //     follows them with journal.Tail, checks each line's hash chain and

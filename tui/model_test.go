@@ -876,3 +876,35 @@ func TestTypingOutlivesAClosedRequestHarmlessly(t *testing.T) {
 		t.Errorf("after a pause, keys do not work again: %v", m.overlay)
 	}
 }
+
+// Closed leases explain themselves: one that ran out of time says so,
+// and a refused one whose manifest does not even parse still shows the
+// refusal rather than a blank row.
+func TestClosedAndRefusedLeasesExplainThemselves(t *testing.T) {
+	m := newTestModel(t, 160, 48, &fakeActor{})
+	unguard(m)
+	press(m, "esc")
+	send(m, clockMsg(t0.Add(9*time.Hour)))
+	s := screen(m)
+	for _, want := range []string{"◌ EXPIRED", "by   its time limit", "why  it reached expires_at (8h00m after issue)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("an expired lease does not say %q:\n%s", want, s)
+		}
+	}
+	for _, c := range []struct {
+		declared      map[string]any
+		reason        string
+		codes         []string
+		agent, prefix string
+	}{
+		{nil, "", []string{"R1"}, "(invalid manifest)", "refused: R1: "},
+		{map[string]any{"agent": map[string]any{"name": "half-written"}}, "manifest: /intent is required", nil, "half-written", "refused: manifest: /intent is required"},
+		{map[string]any{"agent": 7}, "", nil, "(invalid manifest)", "refused: refused"},
+	} {
+		l := &registry.LeaseState{ID: "x", Status: registry.Refused, Declared: c.declared, Reason: c.reason, Reasons: c.codes}
+		agent, purpose := refusedLabel(l)
+		if agent != c.agent || !strings.HasPrefix(purpose, c.prefix) {
+			t.Errorf("%v: %q / %q, want %q / %q…", c.declared, agent, purpose, c.agent, c.prefix)
+		}
+	}
+}
