@@ -31,17 +31,22 @@ func TestSmokeApproveThroughTheProgram(t *testing.T) {
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	tm.Send(journalMsg{Reset: true, Entries: entries(t), MACs: true})
 	waitFor(t, tm, "APPROVAL NEEDED")
-	time.Sleep(500 * time.Millisecond) // past the 400 ms guard, in real time
-	tm.Send(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	// A y decides only after the guard and a pause; on a loaded machine
+	// the guard's timer may fire late, and a y inside it puts the request
+	// aside until the keyboard is still. So press y every 1.5 s (longer
+	// than the quiet period and the guard together) until it decides.
 	// Wait for the decision itself rather than its text on screen: the
 	// renderer repaints only changed cells, so "approved once" need not
 	// ever appear as one run of bytes in the output stream.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	decided := func() int {
 		fa.mu.Lock()
-		n := len(fa.decided)
-		fa.mu.Unlock()
-		if n > 0 {
-			break
+		defer fa.mu.Unlock()
+		return len(fa.decided)
+	}
+	for deadline := time.Now().Add(20 * time.Second); decided() == 0 && time.Now().Before(deadline); {
+		time.Sleep(1500 * time.Millisecond)
+		tm.Send(tea.KeyPressMsg{Code: 'y', Text: "y"})
+		for until := time.Now().Add(time.Second); decided() == 0 && time.Now().Before(until); time.Sleep(20 * time.Millisecond) {
 		}
 	}
 	// This cockpit runs the registry of live sessions: q asks first.
