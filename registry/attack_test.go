@@ -314,3 +314,38 @@ func TestApprovalCapIsConfigurable(t *testing.T) {
 		f.svc.DecideApproval(p.ID, "denied", "", "done", "operator")
 	}
 }
+
+// Inside a confined run the run ticket is the tree's capability: it acts
+// for the sessions under the run's lease, and for none outside it.
+func TestRunTicketBindsToItsRun(t *testing.T) {
+	f := newFixture(t)
+	sock := served(t, f)
+	ctx := context.Background()
+	op := dialTest(t, sock, testToken)
+	run, err := op.RunBegin(ctx, wire.RunBeginParams{Client: "claude-code", Manifest: wire.DocOf(agentManifest("run", 100, nil))})
+	if err != nil || run.Ticket == "" {
+		t.Fatalf("run begin: %+v %v", run, err)
+	}
+	outside := beginVictim(t, sock, "outside-the-run")
+	hook := dialTest(t, sock, "")
+	hook.SetRunTicket(run.Ticket)
+	in, err := hook.Admit(ctx, wire.AdmitParams{Client: "claude-code", Session: "inside-the-run",
+		Manifest: wire.DocOf(agentManifest("inner", 50, nil)), Prompt: "go"})
+	if err != nil || !in.Allowed || in.Lease.ParentID != run.Issue.LeaseID {
+		t.Fatalf("a session inside the run: %+v %v", in, err)
+	}
+	// A later hook process of the run has the ticket but no capability.
+	later := dialTest(t, sock, "")
+	later.SetRunTicket(run.Ticket)
+	cmd := wire.DocOf(map[string]any{"command": "ls"})
+	if ans, err := later.Gate(ctx, wire.GateParams{Session: "inside-the-run", Tool: "Bash", Input: cmd}); err != nil || ans.Verdict != wire.VerdictAllow {
+		t.Fatalf("the run's own session by ticket: %+v %v", ans, err)
+	}
+	before := snapshot(t, f)
+	if _, err := later.Gate(ctx, wire.GateParams{AdmissionID: outside.admission, Tool: "Bash", Input: cmd}); wire.CodeOf(err) != wire.WrongSession {
+		t.Fatalf("a session outside the run by ticket: %v", err)
+	}
+	if snapshot(t, f) != before {
+		t.Fatal("the refused call changed something")
+	}
+}

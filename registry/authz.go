@@ -51,7 +51,7 @@ func (h *Handler) authorize(spec *opSpec, c *call, sc scope) *wire.Error {
 	if sc.operator != "" {
 		return needsOperator(wire.Op(sc.operator))
 	}
-	why, fresh := h.svc.bound(c.env.Capability, sc)
+	why, fresh := h.svc.bound(c.env.Capability, c.env.RunTicket, sc)
 	if why != "" {
 		if c.env.Capability == "" {
 			why += "; a session op needs the capability the registry handed the session when it began"
@@ -65,15 +65,27 @@ func (h *Handler) authorize(spec *opSpec, c *call, sc scope) *wire.Error {
 }
 
 // bound reports why sc is not within the session that capability was
-// handed to ("" when it is), and whether the sessions it names do not
-// exist yet (a new session, which anyone may begin).
-func (s *Service) bound(capability string, sc scope) (why string, fresh bool) {
+// handed to, nor under the confined run that runTicket names ("" when it
+// is), and whether the sessions it names do not exist yet (a new session,
+// which anyone may begin). Inside a run the ticket is the tree's
+// capability: every session of the run is the same confined agent's, and
+// none outside it is.
+func (s *Service) bound(capability, runTicket string, sc scope) (why string, fresh bool) {
+	run := ""
+	if runTicket != "" {
+		run, _ = s.runs.leaseFor(runTicket)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.st
 	root := ""
 	if capability != "" {
 		root = st.Capabilities[capabilityHash(capability)]
+	}
+	inRun := func(lease string) bool { return run != "" && (lease == run || contains(st.Chain(lease), run)) }
+	ownSession := func(sh string) bool {
+		sess := st.Sessions[sh]
+		return st.sessionWithin(sh, root) || (sess != nil && inRun(sess.LeaseID))
 	}
 	fresh = len(sc.sessions) > 0
 	for _, raw := range sc.sessions {
@@ -82,7 +94,7 @@ func (s *Service) bound(capability string, sc scope) (why string, fresh bool) {
 			continue
 		}
 		fresh = false
-		if !st.sessionWithin(sh, root) {
+		if !ownSession(sh) {
 			return fmt.Sprintf("session %q is not this caller's", clipID(raw)), false
 		}
 	}
@@ -90,17 +102,17 @@ func (s *Service) bound(capability string, sc scope) (why string, fresh bool) {
 		// A new subagent session goes under its parent's lease and uses its
 		// fan-out: only the parent session's holder may start one.
 		ph := s.SaltedHash("session", sc.parent)
-		if st.Sessions[ph] != nil && !st.sessionWithin(ph, root) {
+		if st.Sessions[ph] != nil && !ownSession(ph) {
 			return fmt.Sprintf("parent session %q is not this caller's", clipID(sc.parent)), false
 		}
 	}
 	for _, id := range sc.leases {
-		if (st.Leases[id] != nil || sc.strict) && !st.leaseWithin(id, root) {
+		if (st.Leases[id] != nil || sc.strict) && !st.leaseWithin(id, root) && !(st.Leases[id] != nil && inRun(id)) {
 			return fmt.Sprintf("lease %s is not this caller's session lease or under it", clipID(id)), false
 		}
 	}
 	for _, id := range sc.admissions {
-		if a := st.Admissions[id]; a != nil && !st.sessionWithin(a.SessionHash, root) {
+		if a := st.Admissions[id]; a != nil && !ownSession(a.SessionHash) && !inRun(a.LeaseID) {
 			return fmt.Sprintf("admission %s belongs to another session", clipID(id)), false
 		}
 	}

@@ -34,13 +34,19 @@ type bridgeTarget struct {
 }
 
 func (t *bridgeTarget) options(maxWait time.Duration) bridge.ProcessOptions {
+	var caps bridge.Capabilities = bridge.CapabilityFiles{Dir: t.ws.CapabilityDir()}
+	if os.Getenv(wire.RunTicketEnv) != "" {
+		// Inside a confined run the run ticket is the tree's capability,
+		// and the state directory is hidden from the tree.
+		caps = nil
+	}
 	return bridge.ProcessOptions{
 		Mode:    t.mode,
 		MaxWait: maxWait,
 		Manifest: func(agent string) (any, error) {
 			return t.ws.LoadAgent(agent)
 		},
-		Capabilities: bridge.CapabilityFiles{Dir: t.ws.CapabilityDir()},
+		Capabilities: caps,
 	}
 }
 

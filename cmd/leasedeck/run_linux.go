@@ -115,7 +115,8 @@ func (rs *runSession) inputs(cs confinedStart) (confine.Inputs, error) {
 	// readable (the socket in the state directory stays reachable: the
 	// hooks use it).
 	protect := []string{w.Dir(), w.StateDir()}
-	hide := []string{w.KeyPath(), w.TokenPath(), w.HandshakeKeyPath(), w.CheckpointKeyPath(), w.LegacyKeyPath()}
+	hide := []string{w.KeyPath(), w.TokenPath(), w.HandshakeKeyPath(), w.CheckpointKeyPath(), w.LegacyKeyPath(),
+		w.CapabilityDir()} // other sessions' capabilities: the run's hooks use its ticket
 	if d, err := workspace.ConfigDir(); err == nil {
 		protect = append(protect, d)
 	}
