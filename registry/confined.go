@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -46,16 +47,40 @@ type runBook struct {
 	mu       sync.Mutex
 	byLease  map[string]*Confinement
 	byTicket map[[32]byte]string // SHA-256 of the ticket → run lease
+	pids     map[string]int      // run lease → the run process (the tree's root)
 }
 
-func (b *runBook) add(lease string, ticket [32]byte) {
+func (b *runBook) add(lease string, ticket [32]byte, pid int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.byLease == nil {
-		b.byLease, b.byTicket = map[string]*Confinement{}, map[[32]byte]string{}
+		b.byLease, b.byTicket, b.pids = map[string]*Confinement{}, map[[32]byte]string{}, map[string]int{}
 	}
 	b.byLease[lease] = &Confinement{RunLeaseID: lease, Reason: "the run has not reported its confinement yet"}
 	b.byTicket[ticket] = lease
+	b.pids[lease] = pid
+}
+
+// runOf answers the live run whose tree holds the process pid ("" when
+// none does, or pid is unknown).
+func (b *runBook) runOf(pid int) string {
+	if pid <= 0 {
+		return ""
+	}
+	b.mu.Lock()
+	live := map[string]int{}
+	for lease, root := range b.pids {
+		if c := b.byLease[lease]; c != nil && !c.Ended && root > 0 {
+			live[lease] = root
+		}
+	}
+	b.mu.Unlock()
+	for lease, root := range live {
+		if descendsFrom(pid, root) {
+			return lease
+		}
+	}
+	return ""
 }
 
 // leaseFor answers the live run lease a ticket names.
@@ -135,6 +160,55 @@ func (s *Service) runParent(ticket, existingLease string) (string, error) {
 	return run, nil
 }
 
+// peerKey carries a connection's peer process id in its context.
+type peerKey struct{}
+
+func peerOf(ctx context.Context) int {
+	pid, _ := ctx.Value(peerKey{}).(int)
+	return pid
+}
+
+// checkPeerTicket holds a session op to the run its caller runs in: a
+// process inside a confined run's tree must present that run's ticket (it
+// cannot drop the ticket to get a lease outside the run), and a ticket
+// works only inside its own run's tree (it cannot be carried out of it).
+func (s *Service) checkPeerTicket(c *call) *wire.Error {
+	inside := s.runs.runOf(c.peer)
+	ticket := c.env.RunTicket
+	if ticket == "" {
+		if inside != "" {
+			return wire.Errorf(wire.NotAllowed, "the caller runs inside the confined run of lease %s but presents no run ticket", shortID(inside))
+		}
+		return nil
+	}
+	run, ok := s.runs.leaseFor(ticket)
+	if !ok {
+		return wire.Errorf(wire.NotAllowed, "the run ticket names no running confined run")
+	}
+	if c.peer > 0 && inside != run {
+		return wire.Errorf(wire.NotAllowed, "the run ticket of lease %s is presented from outside that run's process tree", shortID(run))
+	}
+	return nil
+}
+
+// checkIssueInRun: a process inside a confined run's tree issues leases
+// only under the run's lease or a lease beneath it.
+func (s *Service) checkIssueInRun(c *call, parent string) *wire.Error {
+	run := s.runs.runOf(c.peer)
+	if run == "" {
+		return nil
+	}
+	if parent != "" {
+		s.mu.Lock()
+		under := parent == run || slices.Contains(s.st.Chain(parent), run)
+		s.mu.Unlock()
+		if under {
+			return nil
+		}
+	}
+	return wire.Errorf(wire.NotAllowed, "inside the confined run of lease %s, leases are issued only under the run's lease", shortID(run))
+}
+
 // opRunBegin issues the run's session lease from the declared manifest
 // and answers it with a fresh run ticket.
 func (h *Handler) opRunBegin(_ context.Context, _ *call, p *wire.RunBeginParams) (wire.RunBeginResult, *wire.Error) {
@@ -155,7 +229,7 @@ func (h *Handler) opRunBegin(_ context.Context, _ *call, p *wire.RunBeginParams)
 		return wire.RunBeginResult{}, wire.Errorf(wire.Internal, "no randomness for a run ticket")
 	}
 	ticket := hex.EncodeToString(b)
-	s.runs.add(res.LeaseID, sha256.Sum256([]byte(ticket)))
+	s.runs.add(res.LeaseID, sha256.Sum256([]byte(ticket)), p.PID)
 	return wire.RunBeginResult{Issue: issueOut(res), Ticket: ticket}, nil
 }
 

@@ -14,9 +14,12 @@ func (h *Handler) opStatus(_ context.Context, _ *call, _ *wire.Empty) (wire.Stat
 	return h.status(), nil
 }
 
-func (h *Handler) opIssue(_ context.Context, _ *call, p *wire.IssueParams) (wire.IssueResult, *wire.Error) {
+func (h *Handler) opIssue(_ context.Context, c *call, p *wire.IssueParams) (wire.IssueResult, *wire.Error) {
 	if !p.Manifest.Set {
 		return wire.IssueResult{}, bad("issue needs a manifest")
+	}
+	if e := h.svc.checkIssueInRun(c, p.Parent); e != nil {
+		return wire.IssueResult{}, e
 	}
 	res, err := h.svc.Issue(p.Manifest.V, p.Parent)
 	if err != nil && res.Status == "" {
@@ -52,6 +55,9 @@ func (h *Handler) gate(ctx context.Context, c *call, op wire.Op, p *wire.GatePar
 	if admission == "" && p.LeaseID == "" {
 		// A hook names its session, not an admission: resolve the
 		// session's current turn here, saving the hook a round trip.
+		if e := s.checkPeerTicket(c); e != nil {
+			return wire.GateAnswer{}, e
+		}
 		a, err := s.Admit(AdmitRequest{Client: p.Client, Session: p.Session, ParentSession: p.ParentSession,
 			AgentName: p.AgentName, Resume: true, RunTicket: c.env.RunTicket, mustBeNew: c.freshSession && !c.operator})
 		if err != nil {
@@ -142,6 +148,9 @@ func (h *Handler) opApprovals(_ context.Context, _ *call, _ *wire.Empty) (wire.A
 }
 
 func (h *Handler) opAdmit(_ context.Context, c *call, p *wire.AdmitParams) (wire.AdmitResult, *wire.Error) {
+	if e := h.svc.checkPeerTicket(c); e != nil {
+		return wire.AdmitResult{Allowed: false, Reason: e.Message}, nil
+	}
 	res, err := h.svc.Admit(AdmitRequest{Client: p.Client, Session: p.Session, ParentSession: p.ParentSession,
 		AgentName: p.AgentName, Manifest: p.Manifest.V, Prompt: p.Prompt, Turn: p.Turn, Resume: p.Resume, NoTurn: p.NoTurn,
 		RunTicket: c.env.RunTicket, mustBeNew: c.freshSession && !c.operator})

@@ -17,6 +17,7 @@ type call struct {
 	// freshSession: the session the message names did not exist when it
 	// was authorized; the service refuses if it exists by the time it acts.
 	freshSession bool
+	peer         int // the caller's process id (0: unknown), for confined runs
 }
 
 // opSpec is one row of the op table: the op, who may call it, a line for

@@ -76,7 +76,7 @@ func Listen(path string) (net.Listener, error) {
 // cancelled, never approvable) instead of staying pending.
 func (h *Handler) serveConn(ctx context.Context, c net.Conn) {
 	defer c.Close()
-	cctx, hangup := context.WithCancel(ctx)
+	cctx, hangup := context.WithCancel(context.WithValue(ctx, peerKey{}, peerPID(c)))
 	defer hangup()
 	stop := context.AfterFunc(cctx, func() { c.SetReadDeadline(time.Now()) })
 	defer stop()
@@ -159,7 +159,7 @@ func (h *Handler) answer(ctx context.Context, line []byte) (resp wire.Response) 
 		}
 		return resp
 	}
-	c := &call{env: env, operator: h.operator(env.Token)}
+	c := &call{env: env, operator: h.operator(env.Token), peer: peerOf(ctx)}
 	if spec.access == wire.Operator && !c.operator {
 		resp.Error = needsOperator(spec.name)
 		return resp

@@ -305,7 +305,27 @@ func TestRunHookSessionsAreChildrenOfTheRun(t *testing.T) {
 	payload := c.payload("claude-code", "UserPromptSubmit", func(m map[string]any) { m["session_id"] = "confined-session" })
 	pf := filepath.Join(c.dir, "src", "payload.json")
 	os.WriteFile(pf, []byte(payload), 0o644)
-	r := c.runConfined(t, nil, "sh", "-c", binary+` hook claude-code --timeout 8 < `+pf+`; echo "hook=$?"`)
+	dropped := c.payload("claude-code", "UserPromptSubmit", func(m map[string]any) { m["session_id"] = "ticket-dropped" })
+	df := filepath.Join(c.dir, "src", "dropped.json")
+	os.WriteFile(df, []byte(dropped), 0o644)
+	ticketFile, goFile := filepath.Join(c.dir, "src", "ticket"), filepath.Join(c.dir, "src", "go")
+	// Inside the tree: the hook with the run's ticket, the hook with the
+	// ticket dropped, then the ticket handed out and a wait until the test
+	// has tried it from outside the tree.
+	script := binary + ` hook claude-code --timeout 8 < ` + pf + `; echo "hook=$?"
+env -u ` + registry.RunTicketEnv + ` ` + binary + ` hook claude-code --timeout 8 < ` + df + ` >/dev/null 2>&1
+echo "$` + registry.RunTicketEnv + `" > ` + ticketFile + `
+while [ ! -e ` + goFile + ` ]; do sleep 0.05; done`
+	done := make(chan result, 1)
+	go func() { done <- c.runConfined(t, nil, "sh", "-c", script) }()
+	waitFor(t, 20*time.Second, func() bool { b, _ := os.ReadFile(ticketFile); return len(b) > 60 })
+	stolen, _ := os.ReadFile(ticketFile)
+	outside := c.payload("claude-code", "UserPromptSubmit", func(m map[string]any) { m["session_id"] = "ticket-stolen" })
+	thief := *c.wsEnv
+	thief.env = append(append([]string(nil), c.env...), registry.RunTicketEnv+"="+strings.TrimSpace(string(stolen)))
+	thief.run(outside, "hook", "claude-code", "--timeout", "8")
+	os.WriteFile(goFile, nil, 0o644)
+	r := <-done
 	if !strings.Contains(r.stdout, "hook=0") {
 		t.Fatalf("the hook inside the run failed: %+v", r)
 	}
@@ -335,8 +355,8 @@ func TestRunHookSessionsAreChildrenOfTheRun(t *testing.T) {
 	w.env = append(append([]string(nil), c.env...), registry.RunTicketEnv+"="+strings.Repeat("ab", 32))
 	w.run(forged, "hook", "claude-code", "--timeout", "8")
 	for _, l := range c.leases() {
-		if l.Status == registry.Granted && l.Live && l.ID != child.ID && l.ID != runLease[1] {
-			t.Errorf("a forged run ticket got a live lease: %+v", l)
+		if l.Status == registry.Granted && l.ID != child.ID && l.ID != runLease[1] {
+			t.Errorf("a session without its run's ticket (dropped, stolen or forged) got a lease: %+v", l)
 		}
 	}
 }
