@@ -75,6 +75,12 @@ func operandWords(args []*syntax.Word, argOpts string) (ops []*syntax.Word, vals
 // with their own model (git, sed, grep, …), or else the generic file
 // readers and writers.
 func (a *analyzer) model(name string, args []*syntax.Word, c ctx) {
+	if c.xargs && c.subst == "" && (programModels[name] != nil || fileReaders[name] || fileWriters[name]) && name != "printf" {
+		// xargs appends words from its input: the files this program
+		// opens are named at run time.
+		a.failf("cannot tell which files %s opens: xargs appends its operands from its input at run time", name)
+		return
+	}
 	if m := programModels[name]; m != nil {
 		m(a, name, args, c)
 		return
