@@ -75,6 +75,29 @@ func cleanGlob(pattern string) (string, bool) {
 // MatchDenyPath fails closed: a pattern that cannot be interpreted (a ".."
 // segment, a syntax error) matches every path.
 func MatchDenyPath(pattern string, ref PathRef) bool {
+	if matchDeny(pattern, ref) {
+		return true
+	}
+	// Where the file system ignores case, .ENV is .env: match again with
+	// both sides folded (a wider match only ever refuses more).
+	if ref.foldWS || ref.foldHome {
+		low := PathRef{Rel: strings.ToLower(ref.Rel), lexRel: strings.ToLower(ref.lexRel)}
+		if ref.foldHome {
+			low.Home, low.lexHome = strings.ToLower(ref.Home), strings.ToLower(ref.lexHome)
+		}
+		if ref.foldWS && ref.foldHome {
+			low.Abs, low.lexAbs = strings.ToLower(ref.Abs), strings.ToLower(ref.lexAbs)
+		}
+		if !ref.foldWS {
+			low.Rel, low.lexRel = "", ""
+		}
+		return matchDeny(strings.ToLower(pattern), low)
+	}
+	return false
+}
+
+// matchDeny is MatchDenyPath without case folding.
+func matchDeny(pattern string, ref PathRef) bool {
 	switch {
 	case pattern == "~" || strings.HasPrefix(pattern, "~/"):
 		sub := strings.TrimPrefix(strings.TrimPrefix(pattern, "~"), "/")

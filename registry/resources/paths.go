@@ -34,6 +34,9 @@ type PathRef struct {
 	Inside bool   `json:"inside"`
 
 	lexRel, lexHome, lexAbs string
+	// foldWS and foldHome: the workspace's and the home directory's file
+	// systems ignore case (macOS by default), so .ENV is .env there.
+	foldWS, foldHome bool
 }
 
 // maxSymlinks bounds symbolic-link expansion, as the kernel's ELOOP does.
@@ -94,7 +97,7 @@ func ResolvePath(workspace, p string) (PathRef, error) {
 	if err != nil {
 		return PathRef{}, fmt.Errorf("cannot resolve %q: %w", p, err)
 	}
-	ref := PathRef{Abs: abs}
+	ref := PathRef{Abs: abs, foldWS: caseInsensitive(ws)}
 	if rel, ok := relTo(ws, abs); ok {
 		ref.Rel, ref.Inside = rel, true
 	}
@@ -106,6 +109,7 @@ func ResolvePath(workspace, p string) (PathRef, error) {
 	if homeErr == nil {
 		if h, err := resolveDir(home); err == nil {
 			ref.Home = homeForm(h, abs)
+			ref.foldHome = caseInsensitive(h)
 		}
 		ref.lexHome = homeForm(filepath.Clean(home), lexAbs)
 	}
@@ -241,4 +245,44 @@ func splitPath(p string) []string {
 // of its parents, does not exist or is not a directory.
 func isMissing(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// foldCache remembers whether a directory's file system ignores case; that
+// does not change while the registry runs.
+var foldCache sync.Map
+
+// caseInsensitive reports whether the file system holding dir finds a name
+// whatever its case: the last component with a letter in it is looked up
+// with its case flipped, and must be the same file.
+func caseInsensitive(dir string) bool {
+	if v, ok := foldCache.Load(dir); ok {
+		return v.(bool)
+	}
+	fold := false
+	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
+		base := filepath.Base(d)
+		flipped := flipCase(base)
+		if flipped == base {
+			continue
+		}
+		a, errA := os.Stat(d)
+		b, errB := os.Stat(filepath.Join(filepath.Dir(d), flipped))
+		fold = errA == nil && errB == nil && os.SameFile(a, b)
+		break
+	}
+	foldCache.Store(dir, fold)
+	return fold
+}
+
+func flipCase(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case 'a' <= c && c <= 'z':
+			b[i] = c - 32
+		case 'A' <= c && c <= 'Z':
+			b[i] = c + 32
+		}
+	}
+	return string(b)
 }

@@ -228,3 +228,21 @@ func TestMatchDenyPath(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchDenyPathFoldsCase: where the file system ignores case, a deny
+// entry matches the name in any case; where it does not, it does not.
+func TestMatchDenyPathFoldsCase(t *testing.T) {
+	folded := PathRef{Rel: ".ENV", lexRel: ".ENV", Home: "~/.SSH/id_rsa", lexHome: "~/.SSH/id_rsa", foldWS: true, foldHome: true}
+	exact := PathRef{Rel: ".ENV", lexRel: ".ENV", Home: "~/.SSH/id_rsa", lexHome: "~/.SSH/id_rsa"}
+	for _, pat := range []string{".env", "~/.ssh/**"} {
+		if !MatchDenyPath(pat, folded) {
+			t.Errorf("%s does not refuse %+v on a case-insensitive file system", pat, folded)
+		}
+		if MatchDenyPath(pat, exact) {
+			t.Errorf("%s refuses %+v on a case-sensitive file system", pat, exact)
+		}
+	}
+	if caseInsensitive(t.TempDir()) != caseInsensitive(filepath.Dir(t.TempDir())) {
+		t.Error("two directories of one file system disagree about case")
+	}
+}
