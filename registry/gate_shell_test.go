@@ -318,3 +318,41 @@ func TestGateShellStartDirectoryIsNotContent(t *testing.T) {
 		t.Fatalf("a token in the command ran unseen: %s", ans.Reason)
 	}
 }
+
+// BenchmarkGateShellOrdinary is the in-process gate for the ordinary lines
+// above, one after another under the ordinary lease: the figure is per line.
+func BenchmarkGateShellOrdinary(b *testing.B) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	t := &testing.T{}
+	ws := shellWorkspaceB(b)
+	s := shellState(t, now)
+	calls := make([]ToolCall, len(ordinaryLines))
+	for i, l := range ordinaryLines {
+		calls[i] = ToolCall{Tool: "Bash", Input: map[string]any{"command": l}}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		res := Evaluate(s, ws, "ordinary", calls[n%len(calls)], now, nil)
+		if res.Verdict != VerdictAllow {
+			b.Fatal(res.Reason)
+		}
+		n++
+	}
+}
+
+// shellWorkspaceB is shellWorkspace for a benchmark.
+func shellWorkspaceB(b *testing.B) string {
+	ws, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range []string{"src/a.go", "src/b.go", ".env", ".claude/settings.json", "README.md",
+		"package.json", "go.mod", "log.txt", "docs/x.md"} {
+		p := filepath.Join(ws, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x\n"), 0o644)
+	}
+	return ws
+}

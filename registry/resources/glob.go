@@ -3,6 +3,8 @@ package resources
 import (
 	"path"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -44,6 +46,33 @@ func matchRel(pattern, rel string) (match, valid bool) {
 // cleanGlob drops "." segments, duplicate and trailing slashes. A pattern with
 // a ".." segment, or one doublestar cannot parse, is not valid.
 func cleanGlob(pattern string) (string, bool) {
+	if v, ok := cleanCache.Load(pattern); ok {
+		c := v.(cleaned)
+		return c.p, c.ok
+	}
+	p, ok := cleanGlobUncached(pattern)
+	if cleanCacheSize.Add(1) <= maxCleanCache {
+		cleanCache.Store(pattern, cleaned{p, ok})
+	}
+	return p, ok
+}
+
+// cleanCache remembers cleanGlob's answers: a lease's globs are matched on
+// every call, and cleaning them costs more than matching. It stops growing
+// at maxCleanCache entries.
+var (
+	cleanCache     sync.Map
+	cleanCacheSize atomic.Int64
+)
+
+const maxCleanCache = 4096
+
+type cleaned struct {
+	p  string
+	ok bool
+}
+
+func cleanGlobUncached(pattern string) (string, bool) {
 	if pattern == "" {
 		return "", false
 	}
