@@ -61,6 +61,13 @@ func (b *runBook) add(lease string, ticket [32]byte, pid int) {
 	b.pids[lease] = pid
 }
 
+// rootOf is the run process of a run's lease (0: not told).
+func (b *runBook) rootOf(lease string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.pids[lease]
+}
+
 // runOf answers the live run whose tree holds the process pid ("" when
 // none does, or pid is unknown).
 func (b *runBook) runOf(pid int) string {
@@ -76,7 +83,7 @@ func (b *runBook) runOf(pid int) string {
 	}
 	b.mu.Unlock()
 	for lease, root := range live {
-		if descendsFrom(pid, root) {
+		if pid == root || descendsFrom(pid, root) {
 			return lease
 		}
 	}
@@ -172,6 +179,7 @@ func peerOf(ctx context.Context) int {
 // process inside a confined run's tree must present that run's ticket (it
 // cannot drop the ticket to get a lease outside the run), and a ticket
 // works only inside its own run's tree (it cannot be carried out of it).
+// A run that did not say its process id is held by its ticket alone.
 func (s *Service) checkPeerTicket(c *call) *wire.Error {
 	inside := s.runs.runOf(c.peer)
 	ticket := c.env.RunTicket
@@ -185,7 +193,7 @@ func (s *Service) checkPeerTicket(c *call) *wire.Error {
 	if !ok {
 		return wire.Errorf(wire.NotAllowed, "the run ticket names no running confined run")
 	}
-	if c.peer > 0 && inside != run {
+	if c.peer > 0 && s.runs.rootOf(run) > 0 && inside != run {
 		return wire.Errorf(wire.NotAllowed, "the run ticket of lease %s is presented from outside that run's process tree", shortID(run))
 	}
 	return nil
