@@ -92,7 +92,7 @@ func newSandbox(t *testing.T, base string) sandbox {
 // outside their operands, so running a generated line is harmless.
 var safePrograms = []string{"cat", "ls", "echo", "grep", "sed", "head", "tail", "wc", "sort", "uniq", "cut", "tr",
 	"find", "tee", "touch", "cp", "mv", "rm", "mkdir", "printf", "env", "xargs", "timeout", "awk", "du", "true",
-	"test", "basename", "dirname", "date", "diff", "stat", "file", "tree", "bash", "sh"}
+	"test", "basename", "dirname", "date", "diff", "stat", "file", "tree", "bash", "sh", "ln"}
 
 // deniedPaths are the planted secrets, denied as the default policy does.
 var deniedPaths = []string{"~/.ssh/**", "~/.aws/**", "~/.netrc", ".env", "~/bin/**", "~/.config/**"}
@@ -178,6 +178,13 @@ var templates = []template{
 	{6, "IFS=/; p=\"..${IFS}outside.txt\"; cat $p"}, {6, "cat $(echo {R})"}, {6, "cat \"$(printf %s {R})\""},
 	{9, "command -p cat {R}"}, {9, "exec -a x cat {R}"}, {9, "eval 'cat {R}'"}, {9, "bash -c 'cat {R}'"}, {9, "sh -c \"cat {R}\""},
 	{1, "cat {R}\r"}, {1, "echo a;\rcat {R}"}, {1, "echo a #\rcat {R}"},
+	// Files named by options, links made on the line, paths through /proc.
+	{0, "grep -f {R} notes.txt"}, {0, "sed -f {R} notes.txt"}, {0, "awk -f {R} notes.txt"}, {0, "sort --files0-from={R}"},
+	{0, "diff --from-file={R} notes.txt"}, {8, "cp -t {D} {R}"}, {8, "mv -t {D} {W}"}, {8, "touch -r {R} {W}"},
+	{8, "ln -s {R} lnk && cat lnk"}, {8, "ln -s {D} dl && ls dl"}, {8, "ln {R} hard && cat hard"},
+	{6, "cat /proc/self/cwd/{R}"}, {6, "cat /dev/fd/0 < {R}"}, {6, "cat /proc/$$/cwd/{R}"},
+	{5, "mkdir -p d && cd d && cat ../{R}"}, {5, "cd ~ && cat /proc/self/cwd/.ssh/id_rsa"},
+	{5, "cd .. && cat /proc/self/cwd/outside.txt"}, {5, "cd {D} && head /proc/self/cwd/{R}"},
 }
 
 var (
@@ -583,6 +590,11 @@ func check(t *testing.T, base string, st *registry.State, now time.Time, cmd str
 	sb := newSandbox(t, base)
 	defer os.RemoveAll(sb.root)
 	os.Setenv("HOME", sb.home) // the gate resolves ~ as the agent's shell does
+	// The registry runs in the workspace (leasedeck, leasedeck serve):
+	// paths through /proc/self are resolved in its process, not bash's.
+	if err := os.Chdir(sb.ws); err != nil {
+		t.Fatal(err)
+	}
 	v := decide(st, now, sb.ws, cmd)
 	if !v.allowed {
 		return false, nil
@@ -663,6 +675,7 @@ func TestShellDifferentialRandom(t *testing.T) {
 	requireStrace(t)
 	base := t.TempDir()
 	t.Setenv("HOME", os.Getenv("HOME")) // restored after the sandboxes' HOMEs
+	t.Chdir(".")                        // and the directory after theirs
 	st, now := diffState(t)
 	seed := uint64(envInt("LEASEDECK_DIFF_SEED", 20261201))
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
@@ -757,12 +770,17 @@ var knownCases = []struct {
 	// Found with seeds 11, 13 and 17 (1,500 lines each) after the grammar grew.
 	{9, "echo ../outside.txt | xargs cat", true},
 	{9, "echo ~/notes.md | xargs cat", true},
+	// The registry resolves /proc/self/cwd in its own process (run in the
+	// workspace), while bash is wherever the line cd'd.
+	{5, "cd ~ && cat /proc/self/cwd/.ssh/id_rsa", true},
+	{5, "cd .. && cat /proc/self/cwd/outside.txt", true},
 }
 
 func TestShellDifferentialCases(t *testing.T) {
 	requireStrace(t)
 	base := t.TempDir()
 	t.Setenv("HOME", os.Getenv("HOME"))
+	t.Chdir(".")
 	st, now := diffState(t)
 	stillOpen := 0
 	for _, c := range knownCases {
