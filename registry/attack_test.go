@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -318,15 +319,20 @@ func TestApprovalCapIsConfigurable(t *testing.T) {
 // Inside a confined run the run ticket is the tree's capability: it acts
 // for the sessions under the run's lease, and for none outside it.
 func TestRunTicketBindsToItsRun(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("a run's process tree is read from /proc")
+	}
 	f := newFixture(t)
 	sock := served(t, f)
 	ctx := context.Background()
+	outside := beginVictim(t, sock, "outside-the-run")
 	op := dialTest(t, sock, testToken)
-	run, err := op.RunBegin(ctx, wire.RunBeginParams{Client: "claude-code", Manifest: wire.DocOf(agentManifest("run", 100, nil))})
+	// This test process stands for a process of the run's tree (its parent is the run).
+	run, err := op.RunBegin(ctx, wire.RunBeginParams{Client: "claude-code", Manifest: wire.DocOf(agentManifest("run", 100, nil)),
+		PID: os.Getppid()})
 	if err != nil || run.Ticket == "" {
 		t.Fatalf("run begin: %+v %v", run, err)
 	}
-	outside := beginVictim(t, sock, "outside-the-run")
 	hook := dialTest(t, sock, "")
 	hook.SetRunTicket(run.Ticket)
 	in, err := hook.Admit(ctx, wire.AdmitParams{Client: "claude-code", Session: "inside-the-run",
