@@ -452,7 +452,7 @@ func (c approvalCard) footer(inner int) []string {
 		out = append(out, c.covers(inner)...)
 	}
 	if c.Guard {
-		out = append(out, t.Warn.Render("… just arrived: a key now puts it aside, so a keystroke meant for something else cannot decide"))
+		out = append(out, t.Warn.Render("… just arrived: a key now puts it aside; a stray keystroke cannot decide"))
 	}
 	if c.Err != "" {
 		out = append(out, fit(t.Danger.Render("✗ "+clean(c.Err)), inner))

@@ -348,11 +348,9 @@ func (v queueView) footer(inner int) []string {
 	case v.st.filtering:
 		return []string{fit("/ "+v.st.filter+"▏   enter keep · esc clear   (agent, tool, program, text)", inner)}
 	}
-	out := []string{
-		t.Key.Render("enter") + " open and decide  " + t.Key.Render("space") + " mark  " + t.Key.Render("*") + " mark all  " +
-			t.Key.Render("D") + " deny marked (one reason)  " + t.Key.Render("s") + " sort  " + t.Key.Render("/") + " filter  " +
-			t.Key.Render("M") + " mute bell  " + t.Key.Render("esc") + " close",
-	}
+	k := func(key, what string) string { return t.Key.Render(key) + " " + what }
+	out := joinWrapped([]string{k("enter", "open and decide"), k("space", "mark"), k("*", "mark all"),
+		k("D", "deny marked (one reason)"), k("s", "sort"), k("/", "filter"), k("M", "mute bell"), k("esc", "close")}, "  ", inner)
 	if v.canAct != "" {
 		out = append(out, fit(t.Danger.Render("✗ "+v.canAct), inner))
 	}

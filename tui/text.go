@@ -162,3 +162,25 @@ func humanBytes(n int64) string {
 	}
 	return trimZero(fmt.Sprintf("%.1f", float64(n)/(1024*1024))) + " MB"
 }
+
+// joinWrapped joins styled items with sep into lines of at most width
+// cells, breaking between items (never inside one).
+func joinWrapped(items []string, sep string, width int) []string {
+	var out []string
+	cur := ""
+	for _, it := range items {
+		switch {
+		case cur == "":
+			cur = it
+		case ansiWidth(cur)+ansiWidth(sep)+ansiWidth(it) > width:
+			out = append(out, cur)
+			cur = it
+		default:
+			cur += sep + it
+		}
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	return out
+}
