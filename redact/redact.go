@@ -135,6 +135,11 @@ func hasClasses(s string, digit, upper, lower bool) bool {
 	return (!digit || d) && (!upper || u) && (!lower || l)
 }
 
+// Credential reports whether the finding has the shape of a recognised
+// credential (a key, a token, a private key, a password), as opposed to a
+// long random-looking run that is masked only because it might be one.
+func (f Finding) Credential() bool { return f.Kind != rules().runs.Kind }
+
 // Redact replaces every secret found in s with Redacted and reports what was
 // found. It over-approximates on purpose: a redacted non-secret costs a
 // little readability, a missed secret is permanent in an append-only journal.

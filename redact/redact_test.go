@@ -42,7 +42,7 @@ var planted = []struct {
 	{"secret-flag", "s3cr3t!pw", "mysql --password %s -u root"},
 	{"secret-flag", "qwerty-12345", "deploy --api-key %s --env prod"},
 	{"high-entropy", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b", "the api key is 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"},
-	{"high-entropy", "Xk9mP2qR7sT4vW8yZ1bC5dF3gH6jK0nM2pQ5rS8tV1wY4zA7", "blob %s end"},
+	{"random-run", "Xk9mP2qR7sT4vW8yZ1bC5dF3gH6jK0nM2pQ5rS8tV1wY4zA7", "blob %s end"},
 }
 
 func plantedText(i int) string {

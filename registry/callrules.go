@@ -130,7 +130,15 @@ func (s *Service) factsOf(call ToolCall) callFacts {
 	}
 	f.use, f.useErr = resources.FromToolCall(s.cfg.Workspace, call.Tool, call.Input)
 	if !s.cfg.Calls.PassSecrets {
-		f.masked, f.secrets = redact.RedactValue(scannedInput(call))
+		var found []redact.Finding
+		f.masked, found = redact.RedactValue(scannedInput(call))
+		for _, fd := range found {
+			// A random-looking run (a lock file's hashes) is masked in
+			// what is shown, but holds no call by itself.
+			if fd.Credential() {
+				f.secrets = append(f.secrets, fd)
+			}
+		}
 	}
 	return f
 }

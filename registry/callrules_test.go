@@ -138,6 +138,11 @@ func TestSecretHoldLeavesOrdinaryCallsAndCanBeOff(t *testing.T) {
 			t.Errorf("%s: held: %+v", cmd, a)
 		}
 	}
+	// A lock file's integrity hashes look random, and are not credentials.
+	lock := `{"node_modules/x": {"integrity": "sha512-Xk9mP2qR7sT4vW8yZ1bC5dF3gH6jK0nM2pQ5rS8tV1wY4zA7bC5dF3gH6jK0nM2pQ5rS8tV1wY4zA7aB3cD6eF9gH2iJ5=="}}`
+	if a := f.gate(id, "Write", map[string]any{"file_path": "src/package-lock.json", "content": lock}); a.Verdict != VerdictAllow {
+		t.Errorf("lock file: %+v", a)
+	}
 	f.svc.cfg.Calls.PassSecrets = true
 	if a := f.gate(id, "Bash", map[string]any{"command": "git clone https://alice:s3cr3tP4ss@git.example.com/r.git"}); a.Verdict != VerdictAllow {
 		t.Errorf("with hold_secrets off: %+v", a)
