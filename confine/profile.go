@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -128,6 +129,11 @@ func SpecFor(in Inputs, prof Profile) (Spec, error) {
 		own = append(own, d)
 	}
 	for _, f := range prof.StateFiles {
+		// A rule needs the file to exist; the client writes it in place
+		// (it cannot create siblings in the home directory).
+		if err := createIfMissing(exp(f)); err != nil {
+			return Spec{}, fmt.Errorf("client state %s: %w", exp(f), err)
+		}
 		spec.Rules = append(spec.Rules, Rule{Path: exp(f), Access: Read | Write})
 		own = append(own, exp(f))
 	}
@@ -172,6 +178,26 @@ func SpecFor(in Inputs, prof Profile) (Spec, error) {
 		}
 	}
 	return spec, nil
+}
+
+// createIfMissing creates an empty state file ("{}" for JSON), 0600.
+func createIfMissing(p string) error {
+	content := ""
+	if strings.HasSuffix(p, ".json") {
+		content = "{}\n"
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, werr := f.WriteString(content)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		return errors.Join(werr, cerr)
+	}
+	return nil
 }
 
 // ownedBy: d is (inside) one of the client's own paths, which the client
