@@ -56,8 +56,8 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 			piped := c
 			piped.stdin, piped.hdoc = stdinPipe, nil
 			a.stmt(x.Y, piped)
-		case syntax.AndStmt:
-			a.andThen(x, c)
+		case syntax.AndStmt, syntax.OrStmt:
+			a.list(x, c)
 		default:
 			a.stmt(x.X, c)
 			a.stmt(x.Y, c)
@@ -154,6 +154,33 @@ func (a *analyzer) decl(x *syntax.DeclClause, c ctx) {
 			a.assoc[as.Name.Value] = true
 		}
 		a.assign(as, c)
+	}
+}
+
+// list handles a chain of && and ||, which the parser nests to the left
+// (a && b || c is (a && b) || c), iteratively: a line of thousands of
+// commands must not cost a recursion per command.
+func (a *analyzer) list(x *syntax.BinaryCmd, c ctx) {
+	chain := []*syntax.BinaryCmd{x}
+	for cur := x; ; {
+		inner, ok := cur.X.Cmd.(*syntax.BinaryCmd)
+		if !ok || (inner.Op != syntax.AndStmt && inner.Op != syntax.OrStmt) || cur.X.Negated ||
+			cur.X.Background || cur.X.Coprocess || len(cur.X.Redirs) > 0 {
+			break
+		}
+		chain = append(chain, inner)
+		cur = inner
+	}
+	first := chain[len(chain)-1] // its X is the line's first statement
+	if first.Op == syntax.AndStmt {
+		a.andThen(first, c)
+	} else {
+		a.stmt(first.X, c)
+		a.stmt(first.Y, c)
+	}
+	for i := len(chain) - 2; i >= 0 && a.err == nil; i-- {
+		a.lastCd = nil // the left operand is a list, never a plain cd
+		a.stmt(chain[i].Y, c)
 	}
 }
 
