@@ -142,7 +142,8 @@ var hostileLines = map[string][]string{
 		"git -C ~ log", "pushd ~ && cat .ssh/id_rsa", "cd ~; cat .ssh/id_rsa", "cd; cat .ssh/id_rsa",
 		"cd src && cat ../.env", "git --git-dir=$HOME/.git log", "git --work-tree=/ status", "cd /; cat etc/shadow",
 		"(cd ~ && grep -r . .ssh)", "cd ~ && ls", "cd .. && ls", "cd \"$D\" && cat x", "git -C .. status",
-		"cd ~/.ssh; cat id_rsa", "make -C ~", "cd /etc && grep -r root .",
+		"cd ~/.ssh; cat id_rsa", "make -C ~", "cd /etc && grep -r root .", "cd ~ && cat /proc/self/cwd/.ssh/id_rsa",
+		"cat /proc/self/root/etc/shadow", "cat /dev/fd/3",
 	},
 	"6 operands not literal": {
 		`cat "$HOME/.ssh/id_rsa"`, "cat ${HOME}/.ssh/id_rsa", `cat "$PWD/.env"`, "cat ~+/.env", "cat ~-/.env",

@@ -57,6 +57,16 @@ func (a *analyzer) cd(args []*syntax.Word) {
 
 // inCwds returns p as seen from every candidate working directory.
 func (a *analyzer) inCwds(p string) []string {
+	if strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/dev/fd/") {
+		rel, ok := procSelfCwd(p)
+		if !ok {
+			a.failf("cannot tell what %s names: it is a view of a process, and the gate is another process", shorten(p))
+			return nil
+		}
+		if rel != "" {
+			p = rel // the shell's own working directory, wherever cd took it
+		}
+	}
 	if isAbsOrHome(p) {
 		return []string{p}
 	}
@@ -97,4 +107,30 @@ func union(x, y []string) []string {
 		}
 	}
 	return out
+}
+
+// procSelfCwd rewrites /proc/self/cwd/x (and /proc/thread-self/cwd/x) to
+// the relative path ./x: the shell's working directory, not the gate's.
+// Other views of the shell's own process (/proc/self/fd/…, /dev/fd/…,
+// /proc/self/root when the shell may be chrooted, /proc/$$/…) are not ok;
+// rel is "" for a /proc path about another process, which the gate
+// resolves like any path.
+func procSelfCwd(p string) (rel string, ok bool) {
+	for _, self := range []string{"/proc/self/", "/proc/thread-self/"} {
+		if !strings.HasPrefix(p, self) {
+			continue
+		}
+		rest := strings.TrimPrefix(p, self)
+		if rest == "cwd" {
+			return ".", true
+		}
+		if strings.HasPrefix(rest, "cwd/") {
+			return "./" + strings.TrimPrefix(rest, "cwd/"), true
+		}
+		return "", false
+	}
+	if strings.HasPrefix(p, "/dev/fd/") {
+		return "", false
+	}
+	return "", true
 }

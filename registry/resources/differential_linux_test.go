@@ -772,8 +772,8 @@ var knownCases = []struct {
 	{9, "echo ~/notes.md | xargs cat", true},
 	// The registry resolves /proc/self/cwd in its own process (run in the
 	// workspace), while bash is wherever the line cd'd.
-	{5, "cd ~ && cat /proc/self/cwd/.ssh/id_rsa", true},
-	{5, "cd .. && cat /proc/self/cwd/outside.txt", true},
+	{5, "cd ~ && cat /proc/self/cwd/.ssh/id_rsa", false},
+	{5, "cd .. && cat /proc/self/cwd/outside.txt", false},
 }
 
 func TestShellDifferentialCases(t *testing.T) {
