@@ -768,8 +768,8 @@ var knownCases = []struct {
 	{9, "timeout 5 cat ~/notes.md", false},
 	{9, "xargs -a ~/notes.md echo", false},
 	// Found with seeds 11, 13 and 17 (1,500 lines each) after the grammar grew.
-	{9, "echo ../outside.txt | xargs cat", true},
-	{9, "echo ~/notes.md | xargs cat", true},
+	{9, "echo ../outside.txt | xargs cat", false},
+	{9, "echo ~/notes.md | xargs cat", false},
 	// The registry resolves /proc/self/cwd in its own process (run in the
 	// workspace), while bash is wherever the line cd'd.
 	{5, "cd ~ && cat /proc/self/cwd/.ssh/id_rsa", false},
