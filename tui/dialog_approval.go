@@ -156,7 +156,11 @@ func (m *model) openApproval(id string, picked bool) tea.Cmd {
 // stepAside closes a request that opened under a keystroke and hands the
 // key to the screen beneath, where it was aimed.
 func (m *model) stepAside(msg tea.KeyPressMsg) tea.Cmd {
+	typing := m.appr.guard || m.typing
 	m.overlay = noOverlay
+	if !typing {
+		return m.onKey(msg) // a key for the screen beneath, pressed at leisure
+	}
 	return tea.Batch(m.setFlash("request put aside: you were typing (a lists it)", false), m.onKey(msg))
 }
 
