@@ -188,8 +188,9 @@ func (p *process) preTool() Response {
 			return gateResponse(resp, ans, opts.Mode)
 		}
 		// Only a session the registry has no lease for (or a subagent
-		// whose parent it has none for) goes the long way round.
-		if code := wire.CodeOf(err); code != wire.NeedsManifest && code != wire.UnknownParent {
+		// whose parent it has none for, or one another hook process began
+		// a moment ago) goes the long way round.
+		if code := wire.CodeOf(err); code != wire.NeedsManifest && code != wire.UnknownParent && code != wire.WrongSession {
 			return p.fail(err)
 		}
 	}
@@ -394,6 +395,15 @@ func admitWith(c Caller, req Request, opts ProcessOptions, resume, noTurn bool) 
 		p.ParentSession, p.AgentName = parent, name
 	}
 	res, err := c.Admit(ctx, p)
+	if wire.CodeOf(err) == wire.WrongSession && opts.Capabilities != nil {
+		// Another hook process of the same client may have begun the
+		// session a moment ago: its capability is stored by now. One more
+		// try with it; a session that is not ours is refused again.
+		if capability := opts.Capabilities.Load(nonEmpty(parent, session)); capability != "" {
+			c.SetCapability(capability)
+			res, err = c.Admit(ctx, p)
+		}
+	}
 	if parent != "" && wire.CodeOf(err) == wire.UnknownParent {
 		// Hooks installed mid-session: the parent's turn began before
 		// leasedeck saw it. Admit the parent, then the subagent again.

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasedeck/leasedeck/bridge"
 	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/registry/wire"
 	"github.com/leasedeck/leasedeck/workspace"
 )
 
@@ -415,5 +417,51 @@ func TestSubagentBeforeItsParent(t *testing.T) {
 	}
 	if root.ID == "" || child.ParentID != root.ID || child.Agent != "subagent Explore" {
 		t.Fatalf("leases: child %+v under %+v", child, root)
+	}
+}
+
+// lateCapabilities is the capability store as a second hook process sees
+// it when the first one began the session a moment before: empty at the
+// process's start, written by the time it asks again.
+type lateCapabilities struct {
+	bridge.CapabilityFiles
+	loads int
+}
+
+func (l *lateCapabilities) Load(session string) string {
+	l.loads++
+	if l.loads == 1 {
+		return ""
+	}
+	return l.CapabilityFiles.Load(session)
+}
+
+// Two hook processes of one client racing at the session's first contact:
+// the one that did not begin it is refused wrong_session, finds the
+// capability the other stored, and goes on; nothing is shared with a
+// process that holds no capability at all.
+func TestSecondHookProcessPicksUpTheCapability(t *testing.T) {
+	w := newWorkspace(t)
+	w.serve()
+	set := func(m map[string]any) { m["session_id"] = "raced-session" }
+	if r := w.hook("claude-code", w.payload("claude-code", "SessionStart", set)); r.code != 0 {
+		t.Fatalf("SessionStart: %+v", r)
+	}
+	req := bridge.Request{Op: bridge.OpPreTool, Client: "claude-code", Session: "raced-session", Tool: "Bash",
+		ToolInput: map[string]any{"command": "ls"}}
+	run := func(caps bridge.Capabilities) bridge.Response {
+		c, err := wire.Dial(w.sock(), time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		return bridge.Process(c, req, bridge.ProcessOptions{Mode: "enforce", Capabilities: caps})
+	}
+	dir := filepath.Join(w.stateDir(), "sessions")
+	if resp := run(&lateCapabilities{CapabilityFiles: bridge.CapabilityFiles{Dir: dir}}); resp.Decision != bridge.DecisionAllow {
+		t.Fatalf("the second hook process: %+v", resp)
+	}
+	if resp := run(bridge.CapabilityFiles{Dir: t.TempDir()}); resp.Decision != bridge.DecisionDeny || !strings.Contains(resp.Reason, "capability") {
+		t.Fatalf("a process with no capability: %+v", resp)
 	}
 }
