@@ -203,6 +203,11 @@ func TestApprovalFloodIsCapped(t *testing.T) {
 	refused := 0
 	for refused < flood-DefaultMaxPendingApprovals {
 		e := <-answers
+		// Past the connection cap a request is refused before it is read.
+		if e != nil && e.Code == wire.TooManyConnections {
+			refused++
+			continue
+		}
 		if e == nil || e.Code != wire.TooManyApprovals || !strings.Contains(e.Message, "max_pending_approvals") {
 			t.Fatalf("a flooded request: %+v", e)
 		}

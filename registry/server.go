@@ -1,14 +1,11 @@
 package registry
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"net"
 	"os"
-	"sync"
-	"time"
 
 	"github.com/leasedeck/leasedeck/registry/wire"
 	"github.com/leasedeck/leasedeck/schemas"
@@ -17,42 +14,15 @@ import (
 // Handler answers the socket protocol (package wire) with a Service,
 // dispatching each message through the op table (ops.go).
 type Handler struct {
-	svc   *Service
-	token string
+	svc    *Service
+	token  string
+	limits ConnLimits // see conn.go
 }
 
 // NewHandler serves svc; token is the operator token that operator ops
 // require.
 func NewHandler(svc *Service, token string) *Handler {
 	return &Handler{svc: svc, token: token}
-}
-
-// Serve accepts connections on l until ctx ends.
-func (h *Handler) Serve(ctx context.Context, l net.Listener) error {
-	go func() {
-		<-ctx.Done()
-		l.Close()
-	}()
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			return err
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			h.serveConn(ctx, c)
-		}()
-	}
 }
 
 // Listen creates the workspace socket (0600). The caller holds the
@@ -68,59 +38,6 @@ func Listen(path string) (net.Listener, error) {
 		return nil, err
 	}
 	return l, nil
-}
-
-// serveConn answers one connection's messages in order. A reader
-// watches the connection all the while, so that when the caller hangs up
-// a call it left waiting for a human is cancelled at once (journaled as
-// cancelled, never approvable) instead of staying pending.
-func (h *Handler) serveConn(ctx context.Context, c net.Conn) {
-	defer c.Close()
-	cctx, hangup := context.WithCancel(context.WithValue(ctx, peerKey{}, peerPID(c)))
-	defer hangup()
-	stop := context.AfterFunc(cctx, func() { c.SetReadDeadline(time.Now()) })
-	defer stop()
-	msgs := make(chan inbound, maxQueued)
-	go readMessages(cctx, c, msgs, hangup)
-	enc := json.NewEncoder(c)
-	for m := range msgs {
-		resp := wire.Response{Error: wire.Errorf(wire.TooLarge, "message larger than %d MiB", wire.MaxMessage>>20)}
-		if !m.tooLarge {
-			resp = h.answer(cctx, m.line)
-		}
-		if err := enc.Encode(resp); err != nil {
-			return
-		}
-	}
-}
-
-// maxQueued bounds the messages read ahead of the one being answered.
-const maxQueued = 16
-
-type inbound struct {
-	line     []byte
-	tooLarge bool
-}
-
-// readMessages reads the connection until it ends, then cancels the
-// connection's context: the caller is gone, or the server stops.
-func readMessages(ctx context.Context, c net.Conn, msgs chan<- inbound, hangup func()) {
-	defer close(msgs)
-	defer hangup()
-	r := bufio.NewReaderSize(c, 64<<10)
-	for {
-		line, tooLarge, err := wire.ReadMessage(r, wire.MaxMessage)
-		if tooLarge || (err == nil && len(line) > 0) {
-			select {
-			case msgs <- inbound{line: line, tooLarge: tooLarge}:
-			case <-ctx.Done():
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
 }
 
 func bad(format string, args ...any) *wire.Error {

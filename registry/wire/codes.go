@@ -14,9 +14,16 @@ const (
 	// BadRequest: the message is malformed, names an unknown op, or a
 	// member has the wrong type or is missing.
 	BadRequest Code = "bad_request"
-	// TooLarge: the message is longer than MaxMessage; it was skipped and
-	// the connection keeps working.
+	// TooLarge: the message is longer than MaxMessage, or the registry
+	// already holds as many unfinished large messages as it allows; the
+	// connection is closed after this answer.
 	TooLarge Code = "too_large"
+	// TooManyConnections: the registry already serves as many connections
+	// as it allows; this one is closed after the answer.
+	TooManyConnections Code = "too_many_connections"
+	// TooSlow: a message did not reach its newline in time after its first
+	// byte; the connection is closed after the answer.
+	TooSlow Code = "too_slow"
 	// Unauthorized: the op (or this use of it) needs the operator token.
 	Unauthorized Code = "unauthorized"
 	// WrongSession: the session capability is missing, or belongs to
@@ -80,7 +87,9 @@ var Codes = []struct {
 	Doc  string
 }{
 	{BadRequest, "the message is malformed, names an unknown op, or a member is missing, of the wrong type or out of range (a usage figure that is not finite, is negative, is above 2^53−1, or tokens that are not whole)"},
-	{TooLarge, "the message is over 4 MiB; it is skipped and the connection keeps working"},
+	{TooLarge, "the message is over 4 MiB, or the registry already holds 64 MiB of unfinished messages; the connection is closed after this answer"},
+	{TooManyConnections, "the registry already serves as many connections as `max_connections` allows (256 by default); the connection is closed after this answer"},
+	{TooSlow, "a message did not reach its newline within 10 s of its first byte; the connection is closed after this answer"},
 	{Unauthorized, "the op, or this use of it, needs the operator token"},
 	{WrongSession, "the session capability is missing or belongs to another session"},
 	{UnknownLease, "no such lease, admission or session"},

@@ -1,0 +1,254 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/leasedeck/leasedeck/registry/wire"
+)
+
+// ConnLimits bound what one client can hold of the registry: a hostile
+// or stuck client must never stop it serving everyone else. A zero field
+// takes its default.
+type ConnLimits struct {
+	// MaxConnections is how many connections are served at once; one
+	// past it is answered too_many_connections and closed.
+	MaxConnections int
+	// IdleTimeout closes a connection that sends nothing while none of
+	// its requests is being answered. A gate call waiting for a human is
+	// being answered: its wait is bounded by the approval timeout instead.
+	IdleTimeout time.Duration
+	// LineTimeout bounds one message from its first byte to its newline
+	// (a client that trickles a line is answered too_slow and closed).
+	LineTimeout time.Duration
+	// WriteTimeout bounds writing one answer, so a client that does not
+	// read cannot hold the connection's goroutines.
+	WriteTimeout time.Duration
+	// PartialBytes caps the bytes of unfinished messages held across all
+	// connections (each is also capped at wire.MaxMessage).
+	PartialBytes int64
+}
+
+// Default connection limits.
+const (
+	DefaultMaxConnections = 256
+	DefaultIdleTimeout    = 2 * time.Minute
+	DefaultLineTimeout    = 10 * time.Second
+	DefaultWriteTimeout   = 10 * time.Second
+	// DefaultPartialBytes lets 16 messages of the largest size be on
+	// their way at once; what is past it is refused, not buffered.
+	DefaultPartialBytes = 16 * (wire.MaxMessage + 2)
+)
+
+func (l ConnLimits) withDefaults() ConnLimits {
+	if l.MaxConnections <= 0 {
+		l.MaxConnections = DefaultMaxConnections
+	}
+	if l.IdleTimeout <= 0 {
+		l.IdleTimeout = DefaultIdleTimeout
+	}
+	if l.LineTimeout <= 0 {
+		l.LineTimeout = DefaultLineTimeout
+	}
+	if l.WriteTimeout <= 0 {
+		l.WriteTimeout = DefaultWriteTimeout
+	}
+	if l.PartialBytes <= 0 {
+		l.PartialBytes = DefaultPartialBytes
+	}
+	return l
+}
+
+// SetLimits replaces the connection limits; call it before Serve.
+func (h *Handler) SetLimits(l ConnLimits) { h.limits = l }
+
+// Accept errors back off as net/http's server does: from 5 ms, doubling,
+// to at most 1 s.
+const (
+	acceptBackoffMin = 5 * time.Millisecond
+	acceptBackoffMax = time.Second
+)
+
+// Serve accepts connections on l until ctx ends. A failing accept (out
+// of file descriptors, or anything else but a closed listener) is retried
+// after a pause, never the end of the registry: the clients waiting in
+// the backlog are answered once descriptors are free again.
+func (h *Handler) Serve(ctx context.Context, l net.Listener) error {
+	go func() {
+		<-ctx.Done()
+		l.Close()
+	}()
+	lim := h.limits.withDefaults()
+	budget := &lineBudget{max: lim.PartialBytes}
+	var open atomic.Int64
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	var pause time.Duration
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return err
+			}
+			pause = min(max(2*pause, acceptBackoffMin), acceptBackoffMax)
+			select {
+			case <-time.After(pause):
+			case <-ctx.Done():
+				return nil
+			}
+			continue
+		}
+		pause = 0
+		if open.Add(1) > int64(lim.MaxConnections) {
+			open.Add(-1)
+			refuse(c, lim)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer open.Add(-1)
+			h.serveConn(ctx, c, lim, budget)
+		}()
+	}
+}
+
+// refuse answers a connection past the cap with one error line and
+// closes it. The line is small and the socket's buffer empty, so the
+// write does not wait; its deadline is for a peer that is already gone.
+func refuse(c net.Conn, lim ConnLimits) {
+	defer c.Close()
+	c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+	json.NewEncoder(c).Encode(wire.Response{Error: wire.Errorf(wire.TooManyConnections,
+		"the registry already serves %d connections; try again later", lim.MaxConnections)})
+}
+
+// serveConn answers one connection's messages in order. A reader
+// watches the connection all the while, so that when the caller hangs up
+// a call it left waiting for a human is cancelled at once (journaled as
+// cancelled, never approvable) instead of staying pending.
+func (h *Handler) serveConn(ctx context.Context, c net.Conn, lim ConnLimits, budget *lineBudget) {
+	defer c.Close()
+	cctx, hangup := context.WithCancel(context.WithValue(ctx, peerKey{}, peerPID(c)))
+	defer hangup()
+	rd := &readDeadline{c: c}
+	stop := context.AfterFunc(cctx, rd.expire)
+	defer stop()
+	rc := &connReader{ctx: cctx, c: c, rd: rd, lim: lim, hangup: hangup,
+		lines: newLineReader(c, wire.MaxMessage, budget), msgs: make(chan inbound, maxQueued)}
+	go rc.run()
+	enc := json.NewEncoder(c)
+	for m := range rc.msgs {
+		resp := wire.Response{Error: m.refusal}
+		if m.refusal == nil {
+			resp = h.answer(cctx, m.line)
+		}
+		c.SetWriteDeadline(time.Now().Add(lim.WriteTimeout))
+		err := enc.Encode(resp)
+		rc.busy.Add(-1)
+		if err != nil || m.last {
+			return
+		}
+	}
+}
+
+// maxQueued bounds the messages read ahead of the one being answered.
+const maxQueued = 16
+
+type inbound struct {
+	line    []byte
+	refusal *wire.Error // answered instead of line
+	last    bool        // the connection closes after its answer
+}
+
+// readDeadline sets the connection's read deadline unless the
+// connection's context has ended, which sets it to now for good: a
+// deadline set later must not revive a reader that was told to stop.
+type readDeadline struct {
+	mu      sync.Mutex
+	c       net.Conn
+	expired bool
+}
+
+func (d *readDeadline) set(t time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.expired {
+		d.c.SetReadDeadline(t)
+	}
+}
+
+func (d *readDeadline) expire() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.expired = true
+	d.c.SetReadDeadline(time.Now())
+}
+
+// connReader reads one connection's messages for serveConn.
+type connReader struct {
+	ctx    context.Context
+	c      net.Conn
+	rd     *readDeadline
+	lim    ConnLimits
+	hangup func()
+	lines  *lineReader
+	msgs   chan inbound
+	busy   atomic.Int64 // messages read and not yet answered
+}
+
+// run reads the connection until it ends. A read error means the caller
+// is gone (or the server stops), so it cancels the connection's context;
+// a refused message is answered first, then the connection closes.
+func (r *connReader) run() {
+	defer close(r.msgs)
+	for {
+		r.rd.set(time.Now().Add(r.lim.IdleTimeout))
+		if _, err := r.lines.r.Peek(1); err != nil {
+			if isTimeout(err) && r.busy.Load() > 0 && r.ctx.Err() == nil {
+				continue // a call is being answered: not idle
+			}
+			r.hangup()
+			return
+		}
+		r.rd.set(time.Now().Add(r.lim.LineTimeout))
+		line, refusal, err := r.lines.next()
+		if refusal == nil && isTimeout(err) && r.ctx.Err() == nil {
+			refusal = wire.Errorf(wire.TooSlow, "a message must end (newline) within %v of its first byte", r.lim.LineTimeout)
+		}
+		if refusal != nil {
+			r.send(inbound{refusal: refusal, last: true})
+			return
+		}
+		if len(line) > 0 && !r.send(inbound{line: line}) {
+			return
+		}
+		if err != nil {
+			r.hangup()
+			return
+		}
+	}
+}
+
+func (r *connReader) send(m inbound) bool {
+	r.busy.Add(1)
+	select {
+	case r.msgs <- m:
+		return true
+	case <-r.ctx.Done():
+		return false
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}

@@ -1,0 +1,81 @@
+package registry
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"sync/atomic"
+
+	"github.com/leasedeck/leasedeck/registry/wire"
+)
+
+// lineBudget is the bytes of unfinished messages all connections may
+// hold at once. Without it, many clients that each send most of a
+// maximal message and no newline would hold the registry's memory.
+type lineBudget struct {
+	max  int64
+	held atomic.Int64
+}
+
+func (b *lineBudget) take(n int64) bool {
+	if b.held.Add(n) > b.max {
+		b.held.Add(-n)
+		return false
+	}
+	return true
+}
+
+func (b *lineBudget) give(n int64) { b.held.Add(-n) }
+
+// lineReader reads newline-terminated messages of at most max bytes. A
+// message that fits the read buffer is copied once; a longer one grows a
+// buffer of its own, charged to the budget and dropped with the message,
+// so nothing of it outlives the line.
+type lineReader struct {
+	r      *bufio.Reader
+	max    int
+	budget *lineBudget
+}
+
+func newLineReader(r io.Reader, max int, budget *lineBudget) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max, budget: budget}
+}
+
+// next reads one message. A message over max, or one the budget cannot
+// hold, is a refusal (too_large): the caller answers it and closes the
+// connection, since what follows is not in step. err is the read error
+// that ended the message, if any (a last message without a newline
+// comes with io.EOF).
+func (lr *lineReader) next() (msg []byte, refusal *wire.Error, err error) {
+	var buf []byte
+	var held int64
+	defer func() { lr.budget.give(held) }()
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		if len(buf)+len(chunk) > lr.max+2 { // room for a CR LF
+			return nil, wire.Errorf(wire.TooLarge, "message larger than %d MiB", lr.max>>20), nil
+		}
+		if buf == nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return append([]byte(nil), trimNL(chunk)...), nil, err
+		}
+		if need := len(buf) + len(chunk); need > cap(buf) {
+			grown := min(max(2*cap(buf), need), lr.max+2)
+			if !lr.budget.take(int64(grown - cap(buf))) {
+				return nil, wire.Errorf(wire.TooLarge, "the registry holds as many unfinished large messages as it allows; send it again later"), nil
+			}
+			held += int64(grown - cap(buf))
+			buf = append(make([]byte, 0, grown), buf...)
+		}
+		buf = append(buf, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return trimNL(buf), nil, err
+		}
+	}
+}
+
+func trimNL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
