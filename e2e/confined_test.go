@@ -128,3 +128,40 @@ func TestConfinedOverhead(t *testing.T) {
 	t.Logf("claude-code %s, %d-tool-call session: hooks only %s (min %s) | under run %s (min %s) | run/hooks %.2fx (%d runs each)",
 		claudeClient, benchCalls, ms(mh), ms(minDur(took["hooks"])), ms(mr), ms(minDur(took["run"])), float64(mr)/float64(mh), runs)
 }
+
+// TestGeminiCLIConfined: the real Gemini CLI (a node bundle) under
+// `leasedeck run` does its allowed work, and a script's write outside
+// write_paths leaves nothing on disk.
+func TestGeminiCLIConfined(t *testing.T) {
+	requireHeavy(t)
+	if abi, err := confine.ABI(); err != nil || confine.CheckABI(abi) != nil {
+		t.Skipf("no confined mode on this kernel: %v", err)
+	}
+	gemini := client(t, geminiClient)
+	e := governedWorkspace(t, "gemini-code-assist")
+	e.install("gemini")
+	escaped := e.path("docs/escaped.txt")
+	e.write("src/escape.py", "open("+strconv.Quote(escaped)+", 'w').write('escaped')\n")
+	srv := fakemodel.NewGemini()
+	defer srv.Close()
+	srv.AddScript(fakemodel.Script{Name: "main", Steps: []fakemodel.Step{
+		{Calls: []fakemodel.Call{geminiDialect.write(e, "src/confined.txt", "inside")}},
+		{Calls: []fakemodel.Call{geminiDialect.shell("python3 src/escape.py")}},
+		{Calls: []fakemodel.Call{geminiDialect.shell("echo shell > src/shell.txt")}},
+		{Text: "All done."},
+	}})
+	vars := append(geminiVars(e, srv.URL), "PATH=/usr/local/bin:/usr/bin:/bin")
+	args := append([]string{"run", "--client", "gemini-code-assist", "--", gemini}, geminiArgs("Work. "+fakemodel.Marker("main"))...)
+	run := e.runClient(3*time.Minute, vars, binary, args...)
+	if run.code != 0 || !strings.Contains(run.stdout, "All done.") || !strings.Contains(run.stderr, "confined by Landlock ABI") {
+		t.Fatalf("gemini under run: exit %d\nstdout: %s\nstderr: %s", run.code, tail(run.stdout, 2000), tail(run.stderr, 2000))
+	}
+	for _, p := range []string{"src/confined.txt", "src/shell.txt"} {
+		if _, err := os.Stat(e.path(p)); err != nil {
+			t.Errorf("the allowed %s did not happen: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(escaped); err == nil {
+		t.Errorf("the script's write outside write_paths reached the disk")
+	}
+}
