@@ -53,9 +53,11 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 	}
 	var use Use
 	seen := map[string]bool{}
+	resolved := map[string]bool{} // raw paths already resolved as reads or writes
 	add := func(list *[]PathRef, kind string, paths ...[]string) error {
 		for _, ps := range paths {
 			for _, p := range ps {
+				resolved[p] = true
 				ref, err := ResolvePath(workspace, rebase(p))
 				if err != nil {
 					return &FieldError{Pointer: "/command", Err: err}
@@ -75,8 +77,8 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 		return Use{}, err
 	}
 	for _, o := range sh.Operands {
-		if strings.HasPrefix(o, "-") && !strings.Contains(o, "/") {
-			continue // an option, not a path
+		if (strings.HasPrefix(o, "-") && !strings.Contains(o, "/")) || resolved[o] {
+			continue // an option, not a path; or already checked as a read or write
 		}
 		if ref, err := ResolvePath(workspace, rebase(o)); err == nil {
 			use.Mentions = append(use.Mentions, ref)
