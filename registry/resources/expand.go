@@ -66,6 +66,11 @@ func (a *analyzer) walkWords(n syntax.Node, c ctx, subscripts bool) {
 	if a.err != nil || isNilNode(n) {
 		return
 	}
+	if w, ok := n.(*syntax.Word); ok && len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, '[') < 0 {
+			return // plain text: nothing runs, no subscript to evaluate
+		}
+	}
 	inner := c
 	inner.xargs, inner.subst = false, ""
 	syntax.Walk(n, func(m syntax.Node) bool {
