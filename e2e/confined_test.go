@@ -165,3 +165,40 @@ func TestGeminiCLIConfined(t *testing.T) {
 		t.Errorf("the script's write outside write_paths reached the disk")
 	}
 }
+
+// TestCodexCLIConfined: the real Codex CLI under `leasedeck run` (its own
+// sandbox off, -s danger-full-access, as run says) does its allowed work,
+// and a script's write outside write_paths leaves nothing on disk.
+func TestCodexCLIConfined(t *testing.T) {
+	requireHeavy(t)
+	if abi, err := confine.ABI(); err != nil || confine.CheckABI(abi) != nil {
+		t.Skipf("no confined mode on this kernel: %v", err)
+	}
+	codex := client(t, codexClient)
+	e := governedWorkspace(t, "codex-cli")
+	e.install("codex")
+	escaped := e.path("docs/escaped.txt")
+	e.write("src/escape.py", "open("+strconv.Quote(escaped)+", 'w').write('escaped')\n")
+	srv := fakemodel.NewOpenAI()
+	defer srv.Close()
+	srv.AddScript(fakemodel.Script{Name: "main", Steps: []fakemodel.Step{
+		{Calls: []fakemodel.Call{codexDialect.write(e, "src/confined.txt", "inside")}},
+		{Calls: []fakemodel.Call{codexExec("python3 src/escape.py")}},
+		{Calls: []fakemodel.Call{codexExec("echo shell > src/shell.txt")}},
+		{Text: "All done."},
+	}})
+	vars := append(codexVars(e, srv.URL), "PATH=/usr/local/bin:/usr/bin:/bin")
+	args := append([]string{"run", "--client", "codex-cli", "--", codex}, codexArgs("Work. "+fakemodel.Marker("main"))...)
+	run := e.runClient(3*time.Minute, vars, binary, args...)
+	if run.code != 0 || !strings.Contains(run.stdout, "All done.") || !strings.Contains(run.stderr, "danger-full-access") {
+		t.Fatalf("codex under run: exit %d\nstdout: %s\nstderr: %s", run.code, tail(run.stdout, 2000), tail(run.stderr, 2000))
+	}
+	for _, p := range []string{"src/confined.txt", "src/shell.txt"} {
+		if _, err := os.Stat(e.path(p)); err != nil {
+			t.Errorf("the allowed %s did not happen: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(escaped); err == nil {
+		t.Errorf("the script's write outside write_paths reached the disk")
+	}
+}
