@@ -113,6 +113,12 @@ type Settings struct {
 	// one lease (policy.json `max_pending_approvals`; 0: the registry's
 	// default).
 	MaxPendingApprovals int
+	// MaxConnections caps the registry's connections at once (policy.json
+	// `max_connections`; 0: the registry's default).
+	MaxConnections int
+	// ConnectionIdle closes a connection that sends nothing while none of
+	// its calls is being answered (`connection_idle_ms`; 0: the default).
+	ConnectionIdle time.Duration
 }
 
 // Default settings written by init.
@@ -195,6 +201,9 @@ func parseSettings(path string, b []byte) (Settings, error) {
 		}
 		s.MaxPendingApprovals = int(n)
 	}
+	if err := parseConnSettings(path, obj, &s); err != nil {
+		return Settings{}, err
+	}
 	if raw, present := obj["mode"]; present {
 		mode, _ := raw.(string)
 		if mode != "enforce" && mode != "observe" {
@@ -206,6 +215,25 @@ func parseSettings(path string, b []byte) (Settings, error) {
 		return Settings{}, err
 	}
 	return s, nil
+}
+
+// parseConnSettings reads the registry's socket limits.
+func parseConnSettings(path string, obj map[string]any, s *Settings) error {
+	if raw, present := obj["max_connections"]; present {
+		n, ok := positiveInt(raw)
+		if !ok || n > 65536 {
+			return &PolicyError{Path: path, Pointer: "/max_connections", Msg: "expected a positive integer, at most 65536"}
+		}
+		s.MaxConnections = int(n)
+	}
+	if raw, present := obj["connection_idle_ms"]; present {
+		n, ok := positiveInt(raw)
+		if !ok || n < 1000 || n > 24*60*60*1000 {
+			return &PolicyError{Path: path, Pointer: "/connection_idle_ms", Msg: "expected an integer number of milliseconds from 1000 to 86400000"}
+		}
+		s.ConnectionIdle = time.Duration(n) * time.Millisecond
+	}
+	return nil
 }
 
 func positiveInt(v any) (int64, bool) {

@@ -84,6 +84,10 @@ func TestPolicyErrorsNameThePointer(t *testing.T) {
 		`{"root": ` + mustRoot(t, w) + `, "default_lifetime_ms": "long"}`: "/default_lifetime_ms",
 		`{"root": ` + mustRoot(t, w) + `, "max_pending_approvals": 0}`:    "/max_pending_approvals",
 		`{"root": ` + mustRoot(t, w) + `, "max_pending_approvals": 5000}`: "/max_pending_approvals",
+		`{"root": ` + mustRoot(t, w) + `, "max_connections": 0}`:          "/max_connections",
+		`{"root": ` + mustRoot(t, w) + `, "max_connections": 1e6}`:        "/max_connections",
+		`{"root": ` + mustRoot(t, w) + `, "connection_idle_ms": 10}`:      "/connection_idle_ms",
+		`{"root": ` + mustRoot(t, w) + `, "connection_idle_ms": "long"}`:  "/connection_idle_ms",
 	} {
 		os.WriteFile(w.PolicyPath(), []byte(body), 0o600)
 		if _, err := w.LoadSettings(); err == nil || !strings.Contains(err.Error(), want) {
@@ -122,5 +126,19 @@ func TestMaxPendingApprovalsSetting(t *testing.T) {
 	os.WriteFile(w.PolicyPath(), []byte(`{"root": `+mustRoot(t, w)+`, "max_pending_approvals": 2}`), 0o600)
 	if st, err := w.LoadSettings(); err != nil || st.MaxPendingApprovals != 2 {
 		t.Fatalf("set to 2: %+v %v", st.MaxPendingApprovals, err)
+	}
+}
+
+func TestConnectionSettings(t *testing.T) {
+	isolate(t)
+	res, _ := Init(t.TempDir())
+	w := res.Workspace
+	st, err := w.LoadSettings()
+	if err != nil || st.MaxConnections != 0 || st.ConnectionIdle != 0 {
+		t.Fatalf("default: %+v %v", st, err)
+	}
+	os.WriteFile(w.PolicyPath(), []byte(`{"root": `+mustRoot(t, w)+`, "max_connections": 8, "connection_idle_ms": 30000}`), 0o600)
+	if st, err := w.LoadSettings(); err != nil || st.MaxConnections != 8 || st.ConnectionIdle != 30*time.Second {
+		t.Fatalf("set: %+v %v", st, err)
 	}
 }

@@ -134,7 +134,7 @@ func embedded(w workspace.Workspace, svc *registry.Service, token string, e *env
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		registry.NewHandler(svc, token).Serve(ctx, l)
+		newHandler(w, svc, token).Serve(ctx, l)
 	}()
 	if during != nil {
 		wg.Add(1)

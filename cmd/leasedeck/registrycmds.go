@@ -143,6 +143,17 @@ func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Se
 	return svc, settings, token, exitOK
 }
 
+// newHandler answers the socket for svc with the connection limits of
+// the workspace's policy (openService has checked it; should it have
+// become unreadable since, the registry's defaults apply).
+func newHandler(w workspace.Workspace, svc *registry.Service, token string) *registry.Handler {
+	h := registry.NewHandler(svc, token)
+	if st, err := w.LoadSettings(); err == nil {
+		h.SetLimits(registry.ConnLimits{MaxConnections: st.MaxConnections, IdleTimeout: st.ConnectionIdle})
+	}
+	return h
+}
+
 // runServe: leasedeck serve
 func runServe(args []string, e *env) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -171,7 +182,7 @@ func runServe(args []string, e *env) int {
 	defer os.Remove(w.SocketPath())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	h := registry.NewHandler(svc, token)
+	h := newHandler(w, svc, token)
 	fmt.Fprintf(e.stderr, "leasedeck: registry serving %s on %s (pid %d)\n", w.Root, w.SocketPath(), os.Getpid())
 	if herr := svc.Health(); herr != nil {
 		fmt.Fprintf(e.stderr, "leasedeck: WARNING: %v\n", herr)

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The socket limits in policy.json bind a real `serve`: one connection
+// past max_connections is told too_many_connections and closed, and a
+// connection silent for connection_idle_ms is closed.
+func TestServeConnectionLimitsFromPolicy(t *testing.T) {
+	w := newWorkspace(t)
+	pol := filepath.Join(w.dir, ".leasedeck", "policy.json")
+	b, _ := os.ReadFile(pol)
+	var p map[string]any
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	p["max_connections"], p["connection_idle_ms"] = 2, 3000
+	b, _ = json.Marshal(p)
+	os.WriteFile(pol, b, 0o600)
+	w.serve()
+
+	answer := func(c net.Conn, r *bufio.Reader) map[string]any {
+		t.Helper()
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("no answer: %v", err)
+		}
+		var m map[string]any
+		json.Unmarshal(line, &m)
+		return m
+	}
+	type conn struct {
+		c net.Conn
+		r *bufio.Reader
+	}
+	var held []conn
+	for range 2 {
+		c, err := net.Dial("unix", w.sock())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		c.Write([]byte(`{"op":"status"}` + "\n"))
+		r := bufio.NewReader(c)
+		if m := answer(c, r); m["ok"] != true {
+			t.Fatalf("within the cap: %v", m)
+		}
+		held = append(held, conn{c, r})
+	}
+	extra, err := net.Dial("unix", w.sock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	extra.SetDeadline(time.Now().Add(10 * time.Second))
+	xr := bufio.NewReader(extra)
+	m := answer(extra, xr)
+	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != "too_many_connections" {
+		t.Fatalf("past the cap: %v", m)
+	}
+	if _, err := xr.ReadByte(); err != io.EOF {
+		t.Fatalf("past the cap the connection stays open: %v", err)
+	}
+	for _, h := range held {
+		start := time.Now()
+		if _, err := h.r.ReadByte(); err != io.EOF {
+			t.Fatalf("a silent connection: %v, want EOF", err)
+		}
+		if el := time.Since(start); el > 15*time.Second {
+			t.Fatalf("a silent connection closed after %v", el)
+		}
+	}
+}
