@@ -12,7 +12,7 @@ package resources_test
 // renamed or removed inside the sandbox must be among what the gate
 // derived — or the gate must have refused or held the line.
 //
-//	LEASEDECK_DIFF_LINES=N   lines to try (default 300)
+//	LEASEDECK_DIFF_LINES=N   lines to try (default 200)
 //	LEASEDECK_DIFF_SEED=S    seed (default fixed, so CI is repeatable)
 //	LEASEDECK_DIFF_SECONDS=T time budget (default 90)
 //	LEASEDECK_DIFF_FINDINGS=FILE  append each minimal finding to FILE
@@ -85,6 +85,17 @@ func newSandbox(t *testing.T, base string) sandbox {
 			t.Fatal(err)
 		}
 	}
+	// A repository, so that git runs what its configuration names.
+	if git, err := exec.LookPath("git"); err == nil {
+		env := []string{"HOME=" + sb.home, "PATH=/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM=1"}
+		for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init"}} {
+			c := exec.Command(git, args...)
+			c.Dir, c.Env = sb.ws, env
+			if out, err := c.CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v %s", args, err, out)
+			}
+		}
+	}
 	return sb
 }
 
@@ -92,7 +103,8 @@ func newSandbox(t *testing.T, base string) sandbox {
 // outside their operands, so running a generated line is harmless.
 var safePrograms = []string{"cat", "ls", "echo", "grep", "sed", "head", "tail", "wc", "sort", "uniq", "cut", "tr",
 	"find", "tee", "touch", "cp", "mv", "rm", "mkdir", "printf", "env", "xargs", "timeout", "awk", "du", "true",
-	"test", "basename", "dirname", "date", "diff", "stat", "file", "tree", "bash", "sh", "ln"}
+	"test", "basename", "dirname", "date", "diff", "stat", "file", "tree", "bash", "sh", "ln", "git", "tar", "dd",
+	"base64", "md5sum", "tac", "nl", "paste", "split", "truncate", "install"}
 
 // deniedPaths are the planted secrets, denied as the default policy does.
 var deniedPaths = []string{"~/.ssh/**", "~/.aws/**", "~/.netrc", ".env", "~/bin/**", "~/.config/**"}
@@ -185,6 +197,14 @@ var templates = []template{
 	{6, "cat /proc/self/cwd/{R}"}, {6, "cat /dev/fd/0 < {R}"}, {6, "cat /proc/$$/cwd/{R}"},
 	{5, "mkdir -p d && cd d && cat ../{R}"}, {5, "cd ~ && cat /proc/self/cwd/.ssh/id_rsa"},
 	{5, "cd .. && cat /proc/self/cwd/outside.txt"}, {5, "cd {D} && head /proc/self/cwd/{R}"},
+	// git runs what its configuration names; more readers and writers.
+	{10, "git config core.pager 'cat {R}' && git -p log -1"}, {9, "git -c core.pager='cat {R}' -p log -1"},
+	{10, "git config alias.x '!cat {R}' && git x"}, {9, "git -c core.fsmonitor='cat {R}' status"},
+	{9, "git -c alias.y='!cat {R}' y"}, {10, "git config core.editor 'cat {R}' && git commit --allow-empty"},
+	{7, "git grep -n x"}, {7, "git -C .. status"}, {8, "git log -1 --output={W}"},
+	{8, "dd if={R} of={W} 2>/dev/null"}, {8, "tar -cf {W} {R}"}, {9, "tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='cat {R}' notes.txt"},
+	{8, "split -l 1 {R} {W}"}, {8, "truncate -s 0 {W}"}, {8, "install -D {R} {W}"},
+	{0, "base64 {R}"}, {0, "md5sum {R}"}, {0, "tac {R}"}, {0, "nl {R}"}, {0, "paste {R} {R}"},
 }
 
 var (
@@ -463,8 +483,12 @@ func (sb sandbox) missed(use resources.Use, evs []event) []string {
 			out = append(out, s)
 		}
 	}
+	runsGit := contains(use.Executables, "git")
 	for _, e := range evs {
 		insideWS := e.path == sb.ws || strings.HasPrefix(e.path, sb.ws+"/")
+		if runsGit && (e.kind == "read" || e.kind == "list") && strings.HasPrefix(e.path, sb.ws+"/.git/") {
+			continue // git reading its own repository
+		}
 		switch e.kind {
 		case "exec-relative":
 			add("ran a program planted in the sandbox: " + e.path)
@@ -679,7 +703,7 @@ func TestShellDifferentialRandom(t *testing.T) {
 	st, now := diffState(t)
 	seed := uint64(envInt("LEASEDECK_DIFF_SEED", 20261201))
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	n, budget := envInt("LEASEDECK_DIFF_LINES", 300), time.Duration(envInt("LEASEDECK_DIFF_SECONDS", 90))*time.Second
+	n, budget := envInt("LEASEDECK_DIFF_LINES", 200), time.Duration(envInt("LEASEDECK_DIFF_SECONDS", 90))*time.Second
 	known := map[string]bool{}
 	for _, c := range knownCases {
 		known[c.line] = true
@@ -774,6 +798,11 @@ var knownCases = []struct {
 	// workspace), while bash is wherever the line cd'd.
 	{5, "cd ~ && cat /proc/self/cwd/.ssh/id_rsa", false},
 	{5, "cd .. && cat /proc/self/cwd/outside.txt", false},
+	// Found after git, dd, split and more readers joined the grammar.
+	{8, "split -l 1 ~/notes.md sub/out.txt", true},
+	{8, "split -l 1 src/a.go out.txt", true},
+	{8, "dd if=../outside.txt of=new.txt 2>/dev/null", true},
+	{8, "dd if=notes.txt of=sub/out.txt 2>/dev/null", true},
 }
 
 func TestShellDifferentialCases(t *testing.T) {
