@@ -16,36 +16,9 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 	if err != nil {
 		return Use{}, err
 	}
-	start := workspace
-	cwd, _, err := optionalString(input, "cwd")
+	start, rebase, err := shellStart(workspace, input)
 	if err != nil {
 		return Use{}, err
-	}
-	if cwd != "" {
-		if cwd == "~" || strings.HasPrefix(cwd, "~/") || strings.IndexByte(cwd, 0) >= 0 {
-			return Use{}, fieldErr("/cwd", "must be a plain directory path")
-		}
-		if !filepath.IsAbs(cwd) {
-			cwd = filepath.Join(workspace, cwd)
-		}
-		start = filepath.Clean(cwd)
-	}
-	// Relative paths stay relative to the workspace where they can (the
-	// workspace's own resolution is cached); only a start outside it makes
-	// them absolute.
-	prefix := ""
-	if start != workspace {
-		if rel, err := filepath.Rel(workspace, start); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-			prefix = rel
-		} else {
-			prefix = start
-		}
-	}
-	rebase := func(p string) string {
-		if prefix == "" || filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
-			return p
-		}
-		return filepath.Join(prefix, p)
 	}
 	sh, err := ShellAt(cmd, start)
 	if err != nil {
@@ -101,4 +74,41 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 	use.Hosts = sh.Hosts
 	use.Holds = sh.Holds
 	return use, nil
+}
+
+// shellStart is the absolute directory a Bash call starts in (the
+// workspace, or its cwd member) and how a path the analysis reports is
+// handed to ResolvePath: relative paths stay relative to the workspace
+// where they can (the workspace's own resolution is cached); only a start
+// outside it makes them absolute.
+func shellStart(workspace string, input map[string]any) (string, func(string) string, error) {
+	start := workspace
+	cwd, _, err := optionalString(input, "cwd")
+	if err != nil {
+		return "", nil, err
+	}
+	if cwd != "" {
+		if cwd == "~" || strings.HasPrefix(cwd, "~/") || strings.IndexByte(cwd, 0) >= 0 {
+			return "", nil, fieldErr("/cwd", "must be a plain directory path")
+		}
+		if !filepath.IsAbs(cwd) {
+			cwd = filepath.Join(workspace, cwd)
+		}
+		start = filepath.Clean(cwd)
+	}
+	prefix := ""
+	if start != workspace {
+		if rel, err := filepath.Rel(workspace, start); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			prefix = rel
+		} else {
+			prefix = start
+		}
+	}
+	rebase := func(p string) string {
+		if prefix == "" || filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
+			return p
+		}
+		return filepath.Join(prefix, p)
+	}
+	return start, rebase, nil
 }

@@ -149,22 +149,7 @@ func (a *analyzer) urls(prog string, args []*syntax.Word, c ctx) {
 			return
 		}
 		if !writes[name] && !reads[name] && !atReads[name] {
-			short := !strings.HasPrefix(l.s, "--") && len(name) == 1
-			takesValue := (short && strings.Contains(urlArgShort[prog], name)) || urlArgLong[name]
-			if takesValue && !hasVal && i+1 < len(args) {
-				i++
-				v, _ := staticWord(args[i])
-				if name == "url" {
-					a.addHost(prog, v.s)
-				}
-				if name == "x" || name == "proxy" || name == "preproxy" {
-					a.addHost(prog, "http://"+strings.TrimPrefix(strings.TrimPrefix(v.s, "http://"), "https://"))
-				}
-			} else if hasVal && name == "url" {
-				a.addHost(prog, val)
-			} else if hasVal && (name == "proxy" || name == "preproxy") {
-				a.addHost(prog, "http://"+strings.TrimPrefix(strings.TrimPrefix(val, "http://"), "https://"))
-			}
+			i = a.urlValueOpt(prog, l.s, name, val, hasVal, args, i)
 			continue
 		}
 		if !hasVal && i+1 < len(args) {
@@ -187,4 +172,29 @@ func (a *analyzer) urls(prog string, args []*syntax.Word, c ctx) {
 			a.readArg(prog, valueWord(f), c)
 		}
 	}
+}
+
+// urlValueOpt handles a curl or wget option that takes a value naming no
+// file (-H, -A, -x …) at args[i]: --url and a proxy name hosts. It returns
+// the index of the option's last word.
+func (a *analyzer) urlValueOpt(prog, word, name, val string, hasVal bool, args []*syntax.Word, i int) int {
+	short := !strings.HasPrefix(word, "--") && len(name) == 1
+	takesValue := (short && strings.Contains(urlArgShort[prog], name)) || urlArgLong[name]
+	if !takesValue {
+		return i
+	}
+	if !hasVal && i+1 < len(args) {
+		i++
+		v, _ := staticWord(args[i])
+		val = v.s
+	} else if !hasVal {
+		return i
+	}
+	switch name {
+	case "url":
+		a.addHost(prog, val)
+	case "x", "proxy", "preproxy":
+		a.addHost(prog, "http://"+strings.TrimPrefix(strings.TrimPrefix(val, "http://"), "https://"))
+	}
+	return i
 }
