@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/leasedeck/leasedeck/registry/resources"
 )
 
 // Refusal codes of SPEC §5.2.
@@ -200,7 +202,7 @@ func Narrow(declared, parent *Manifest) Narrowed {
 	g.Allow.Commands, d.CommandsRemoved = keepIf(declared.Allow.Commands, func(c string) bool { return contains(parent.Allow.Commands, c) })
 	g.Allow.ReadPaths, d.ReadPathsRemoved = keepIf(declared.Allow.ReadPaths, func(p string) bool { return anyContains(parent.Allow.ReadPaths, p, PathContains) })
 	g.Allow.WritePaths, d.WritePathsRemoved = keepIf(declared.Allow.WritePaths, func(p string) bool { return anyContains(parent.Allow.WritePaths, p, PathContains) })
-	g.Allow.Hosts, d.HostsRemoved = keepIf(declared.Allow.Hosts, func(h string) bool { return anyContains(parent.Allow.Hosts, h, HostContains) })
+	g.Allow.Hosts, d.HostsRemoved = keepIf(declared.Allow.Hosts, func(h string) bool { return anyContains(parent.Allow.Hosts, h, resources.HostPatternContains) })
 	if len(g.Allow.Tools) == 0 {
 		refusals[R2] = true
 	}
@@ -391,22 +393,6 @@ func PathContains(parent, child string) bool {
 	}
 	if dir, ok := strings.CutSuffix(parent, "/**"); ok && dir != "" && !hasGlob(dir) {
 		return child == dir || strings.HasPrefix(child, dir+"/")
-	}
-	return false
-}
-
-// HostContains is host containment of §4.4 and §5.1 between two host
-// entries: `*` contains everything; `*.example.com` contains any name
-// (or wildcard) strictly below example.com, never example.com itself;
-// otherwise only the identical lower-case name.
-func HostContains(parent, child string) bool {
-	parent, child = strings.ToLower(parent), strings.ToLower(child)
-	if parent == "*" || parent == child {
-		return true
-	}
-	if suffix, ok := strings.CutPrefix(parent, "*."); ok {
-		c := strings.TrimPrefix(child, "*.")
-		return strings.HasSuffix(c, "."+suffix)
 	}
 	return false
 }

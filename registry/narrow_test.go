@@ -6,6 +6,7 @@ import (
 	"testing"
 	"testing/quick"
 
+	"github.com/leasedeck/leasedeck/registry/resources"
 	"github.com/leasedeck/leasedeck/schemas"
 )
 
@@ -52,8 +53,8 @@ func TestHostContains(t *testing.T) {
 		{"api.example.com", "*.example.com", false},
 	}
 	for _, c := range cases {
-		if got := HostContains(c.parent, c.child); got != c.want {
-			t.Errorf("HostContains(%q, %q) = %v, want %v", c.parent, c.child, got, c.want)
+		if got := resources.HostPatternContains(c.parent, c.child); got != c.want {
+			t.Errorf("HostPatternContains(%q, %q) = %v, want %v", c.parent, c.child, got, c.want)
 		}
 	}
 }
@@ -187,7 +188,7 @@ func TestGrantContainedInParent(t *testing.T) {
 			}
 		}
 		for _, h := range g.Allow.Hosts {
-			if !anyContains(parent.Allow.Hosts, h, HostContains) {
+			if !anyContains(parent.Allow.Hosts, h, resources.HostPatternContains) {
 				return false
 			}
 		}
