@@ -145,12 +145,21 @@ func (h *Handler) serveConn(ctx context.Context, c net.Conn, lim ConnLimits, bud
 	rc := &connReader{ctx: cctx, c: c, rd: rd, lim: lim, hangup: hangup,
 		lines: newLineReader(c, wire.MaxMessage, budget), msgs: make(chan inbound, maxQueued)}
 	go rc.run()
+	// Messages left unanswered give their share of the budget back once
+	// the reader has stopped (hangup stops it).
+	defer func() {
+		hangup()
+		for m := range rc.msgs {
+			budget.give(m.held)
+		}
+	}()
 	enc := json.NewEncoder(c)
 	for m := range rc.msgs {
 		resp := wire.Response{Error: m.refusal}
 		if m.refusal == nil {
 			resp = h.answer(cctx, m.line)
 		}
+		budget.give(m.held)
 		c.SetWriteDeadline(time.Now().Add(lim.WriteTimeout))
 		err := enc.Encode(resp)
 		rc.busy.Add(-1)
@@ -165,6 +174,7 @@ const maxQueued = 16
 
 type inbound struct {
 	line    []byte
+	held    int64       // what line holds of the budget of large messages
 	refusal *wire.Error // answered instead of line
 	last    bool        // the connection closes after its answer
 }
@@ -220,7 +230,7 @@ func (r *connReader) run() {
 			return
 		}
 		r.rd.set(time.Now().Add(r.lim.LineTimeout))
-		line, refusal, err := r.lines.next()
+		line, held, refusal, err := r.lines.next()
 		if refusal == nil && isTimeout(err) && r.ctx.Err() == nil {
 			refusal = wire.Errorf(wire.TooSlow, "a message must end (newline) within %v of its first byte", r.lim.LineTimeout)
 		}
@@ -228,8 +238,12 @@ func (r *connReader) run() {
 			r.send(inbound{refusal: refusal, last: true})
 			return
 		}
-		if len(line) > 0 && !r.send(inbound{line: line}) {
+		if len(line) > 0 && !r.send(inbound{line: line, held: held}) {
+			r.lines.budget.give(held)
 			return
+		}
+		if len(line) == 0 {
+			r.lines.budget.give(held)
 		}
 		if err != nil {
 			r.hangup()

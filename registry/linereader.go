@@ -45,30 +45,36 @@ func newLineReader(r io.Reader, max int, budget *lineBudget) *lineReader {
 // hold, is a refusal (too_large): the caller answers it and closes the
 // connection, since what follows is not in step. err is the read error
 // that ended the message, if any (a last message without a newline
-// comes with io.EOF).
-func (lr *lineReader) next() (msg []byte, refusal *wire.Error, err error) {
+// comes with io.EOF). held is what msg holds of the budget: the caller
+// gives it back once the message is answered, so messages queued on a
+// connection count too.
+func (lr *lineReader) next() (msg []byte, held int64, refusal *wire.Error, err error) {
 	var buf []byte
-	var held int64
-	defer func() { lr.budget.give(held) }()
+	defer func() {
+		if msg == nil {
+			lr.budget.give(held)
+			held = 0
+		}
+	}()
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
 		if len(buf)+len(chunk) > lr.max+2 { // room for a CR LF
-			return nil, wire.Errorf(wire.TooLarge, "message larger than %d MiB", lr.max>>20), nil
+			return nil, held, wire.Errorf(wire.TooLarge, "message larger than %d MiB", lr.max>>20), nil
 		}
 		if buf == nil && !errors.Is(err, bufio.ErrBufferFull) {
-			return append([]byte(nil), trimNL(chunk)...), nil, err
+			return append([]byte(nil), trimNL(chunk)...), 0, nil, err
 		}
 		if need := len(buf) + len(chunk); need > cap(buf) {
 			grown := min(max(2*cap(buf), need), lr.max+2)
 			if !lr.budget.take(int64(grown - cap(buf))) {
-				return nil, wire.Errorf(wire.TooLarge, "the registry holds as many unfinished large messages as it allows; send it again later"), nil
+				return nil, held, wire.Errorf(wire.TooLarge, "the registry holds as many unfinished large messages as it allows; send it again later"), nil
 			}
 			held += int64(grown - cap(buf))
 			buf = append(make([]byte, 0, grown), buf...)
 		}
 		buf = append(buf, chunk...)
 		if !errors.Is(err, bufio.ErrBufferFull) {
-			return trimNL(buf), nil, err
+			return trimNL(buf), held, nil, err
 		}
 	}
 }
