@@ -57,29 +57,8 @@ func parseDecimal(s string, buf []byte) (decimal, bool) {
 		digits = append(digits, s[start:i]...)
 		frac = int64(i - start)
 	}
-	var e int64
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		eneg := false
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			eneg = s[i] == '-'
-			i++
-		}
-		start := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			if e < expClamp {
-				e = e*10 + int64(s[i]-'0')
-			}
-			i++
-		}
-		if i == start {
-			return decimal{}, false
-		}
-		if eneg {
-			e = -e
-		}
-	}
-	if i != len(s) {
+	e, ok := parseExponent(s[i:])
+	if !ok {
 		return decimal{}, false
 	}
 	// Strip leading zeros, then move trailing zeros into the exponent.
@@ -100,6 +79,39 @@ func parseDecimal(s string, buf []byte) (decimal, bool) {
 	d.digits = digits
 	d.exp = max(min(e, expClamp), -expClamp)
 	return d, true
+}
+
+// parseExponent reads what follows a number's digits: nothing, or an
+// exponent, which is all that may remain of the literal. Its magnitude
+// stops growing at expClamp, so no literal can overflow it.
+func parseExponent(s string) (int64, bool) {
+	if len(s) == 0 {
+		return 0, true
+	}
+	if s[0] != 'e' && s[0] != 'E' {
+		return 0, false
+	}
+	i := 1
+	eneg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		eneg = s[i] == '-'
+		i++
+	}
+	start := i
+	var e int64
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		if e < expClamp {
+			e = e*10 + int64(s[i]-'0')
+		}
+		i++
+	}
+	if i == start || i != len(s) {
+		return 0, false
+	}
+	if eneg {
+		e = -e
+	}
+	return e, true
 }
 
 func (d decimal) isZero() bool { return len(d.digits) == 0 }

@@ -599,3 +599,22 @@ func FuzzPatternMatcher(f *testing.F) {
 		}
 	})
 }
+
+// TestEveryKnownKeywordHasACompiler: a keyword listed as known but given
+// no compiler would be refused as unimplemented after passing the check
+// that is meant to refuse only unknown keywords.
+func TestEveryKnownKeywordHasACompiler(t *testing.T) {
+	d := &schemaDoc{name: "t", nodes: map[string]*schemaNode{}}
+	for k := range knownKeywords {
+		c := objectCompiler{d: d, n: &schemaNode{}, ptr: "/x", s: map[string]any{k: nil}}
+		if err := c.keyword(k, nil); err != nil && strings.Contains(err.Error(), notImplemented) {
+			t.Errorf("%s is a known keyword with no compiler: %v", k, err)
+		}
+	}
+	for _, k := range []string{"$defs", "unevaluatedProperties", "dependentRequired", ""} {
+		c := objectCompiler{d: d, n: &schemaNode{}, ptr: "/x", s: map[string]any{k: nil}}
+		if err := c.keyword(k, nil); err == nil || !strings.Contains(err.Error(), notImplemented) {
+			t.Errorf("%q is not draft-07 but compiled: %v", k, err)
+		}
+	}
+}

@@ -155,26 +155,10 @@ func (vd *validator) validate(n *schemaNode, v any) bool {
 		}
 		ok = true
 	default:
-		var buf [32]byte
-		num, isNum, valid := numberOf(v, buf[:0])
-		if !isNum || !valid {
-			if vd.collect {
-				msg := fmt.Sprintf("a Go %T is not a JSON value", v)
-				if isNum {
-					msg = fmt.Sprintf("%v is not a JSON number", v)
-				}
-				vd.add("type", msg, msg)
-			}
+		var typed bool
+		if ok, typed = vd.numberValue(n, v); !typed {
 			return false
 		}
-		t := tNumber
-		if num.isInt() {
-			t |= tInteger
-		}
-		if !vd.typeAndEnum(n, t, v) {
-			return false
-		}
-		ok = !n.numberChecks || vd.validateNumber(n, v, &num)
 	}
 	if !ok && !vd.collect {
 		return false
@@ -183,6 +167,33 @@ func (vd *validator) validate(n *schemaNode, v any) bool {
 		ok = false
 	}
 	return ok
+}
+
+// numberValue is validate for a value of none of the other JSON types:
+// a number, or a Go value that is no JSON value at all. typed reports
+// whether it passed type, enum and const; ok whether it then passed the
+// number keywords.
+func (vd *validator) numberValue(n *schemaNode, v any) (ok, typed bool) {
+	var buf [32]byte
+	num, isNum, valid := numberOf(v, buf[:0])
+	if !isNum || !valid {
+		if vd.collect {
+			msg := fmt.Sprintf("a Go %T is not a JSON value", v)
+			if isNum {
+				msg = fmt.Sprintf("%v is not a JSON number", v)
+			}
+			vd.add("type", msg, msg)
+		}
+		return false, false
+	}
+	t := tNumber
+	if num.isInt() {
+		t |= tInteger
+	}
+	if !vd.typeAndEnum(n, t, v) {
+		return false, false
+	}
+	return !n.numberChecks || vd.validateNumber(n, v, &num), true
 }
 
 func (vd *validator) typeAndEnum(n *schemaNode, t typeMask, v any) bool {
@@ -317,395 +328,6 @@ func sortedKeys(obj map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-func (vd *validator) validateObject(n *schemaNode, obj map[string]any) bool {
-	ok := true
-	fail := func() bool {
-		ok = false
-		return !vd.collect
-	}
-
-	if len(n.required) > 0 {
-		var missing []string
-		for _, name := range n.required {
-			if _, has := obj[name]; !has {
-				if !vd.collect {
-					return false
-				}
-				missing = append(missing, name)
-			}
-		}
-		if len(missing) > 0 {
-			ok = false
-			msg := "missing required member " + quoteList(missing)
-			if len(missing) > 1 {
-				msg = "missing required members " + quoteList(missing)
-			}
-			vd.add("required", msg, msg)
-		}
-	}
-	if n.minProps > 0 && len(obj) < n.minProps {
-		if vd.collect {
-			msg := fmt.Sprintf("must have at least %d members, not %d", n.minProps, len(obj))
-			vd.add("minProperties", msg, msg)
-		}
-		if fail() {
-			return false
-		}
-	}
-	if n.maxProps >= 0 && len(obj) > n.maxProps {
-		if vd.collect {
-			msg := fmt.Sprintf("must have at most %d members, not %d", n.maxProps, len(obj))
-			vd.add("maxProperties", msg, msg)
-		}
-		if fail() {
-			return false
-		}
-	}
-
-	if n.patternProperties == nil && n.additional == nil {
-		// Only named properties: walk whichever side is smaller.
-		if len(obj) < len(n.propertyList) {
-			for k, v := range obj {
-				if c := n.properties[k]; c != nil && !vd.member(c, k, v) && fail() {
-					return false
-				}
-			}
-		} else {
-			for _, p := range n.propertyList {
-				if v, has := obj[p.name]; has && !vd.member(p.node, p.name, v) && fail() {
-					return false
-				}
-			}
-		}
-	} else if len(obj) > 0 {
-		var refused []string
-		visit := func(k string, v any) bool {
-			matched := false
-			if c := n.properties[k]; c != nil {
-				matched = true
-				if !vd.member(c, k, v) && fail() {
-					return false
-				}
-			}
-			for _, pp := range n.patternProperties {
-				if pp.re.match(k) {
-					matched = true
-					if !vd.member(pp.node, k, v) && fail() {
-						return false
-					}
-				}
-			}
-			if matched || n.additional == nil {
-				return true
-			}
-			if n.additional.never {
-				if fail() {
-					return false
-				}
-				refused = append(refused, k)
-			} else if !vd.member(n.additional, k, v) && fail() {
-				return false
-			}
-			return true
-		}
-		if vd.collect {
-			for _, k := range sortedKeys(obj) { // for a stable error order
-				visit(k, obj[k])
-			}
-		} else {
-			for k, v := range obj {
-				if !visit(k, v) {
-					return false
-				}
-			}
-		}
-		if len(refused) > 0 {
-			msg := "member " + quoteList(refused) + " is not allowed"
-			if len(refused) > 1 {
-				msg = "members " + quoteList(refused) + " are not allowed"
-			}
-			vd.add("additionalProperties", msg, msg)
-		}
-	}
-
-	if n.propertyNames != nil && !n.propertyNames.empty {
-		if !vd.collect {
-			for k := range obj {
-				if !vd.validate(n.propertyNames, k) {
-					return false
-				}
-			}
-		} else {
-			for _, k := range sortedKeys(obj) {
-				if vd.probe(n.propertyNames, k) {
-					continue
-				}
-				ok = false
-				// Find out why, then report it at the object: the name
-				// has no location of its own.
-				start := len(vd.errs)
-				vd.validate(n.propertyNames, k)
-				why := summarize(vd.errs[start:], vd.pointer())
-				vd.errs = vd.errs[:start]
-				msg := fmt.Sprintf("member name %q is not allowed: %s", k, why)
-				vd.add("propertyNames", msg, msg)
-			}
-		}
-	}
-
-	for _, dep := range n.depRequired {
-		if _, has := obj[dep.name]; !has {
-			continue
-		}
-		var missing []string
-		for _, r := range dep.required {
-			if _, has := obj[r]; !has {
-				missing = append(missing, r)
-			}
-		}
-		if len(missing) > 0 {
-			if vd.collect {
-				msg := fmt.Sprintf("member %q requires %s", dep.name, quoteList(missing))
-				vd.add("dependencies", msg, msg)
-			}
-			if fail() {
-				return false
-			}
-		}
-	}
-	for _, dep := range n.depSchemas {
-		if _, has := obj[dep.name]; has && !vd.validate(dep.node, obj) && fail() {
-			return false
-		}
-	}
-	return ok
-}
-
-func arrayLen(v any) int {
-	switch a := v.(type) {
-	case []any:
-		return len(a)
-	case []string:
-		return len(a)
-	}
-	return 0
-}
-
-func arrayAt(v any, i int) any {
-	switch a := v.(type) {
-	case []any:
-		return a[i]
-	case []string:
-		return a[i]
-	}
-	return nil
-}
-
-func (vd *validator) item(n *schemaNode, i int, v any) bool {
-	if n.empty {
-		return true
-	}
-	vd.push("", i)
-	ok := vd.validate(n, v)
-	vd.pop()
-	return ok
-}
-
-func (vd *validator) validateArray(n *schemaNode, arr any) bool {
-	ok := true
-	fail := func() bool {
-		ok = false
-		return !vd.collect
-	}
-	size := arrayLen(arr)
-	if size < n.minItems {
-		if vd.collect {
-			msg := fmt.Sprintf("must have at least %d items, not %d", n.minItems, size)
-			vd.add("minItems", msg, msg)
-		}
-		if fail() {
-			return false
-		}
-	}
-	if n.maxItems >= 0 && size > n.maxItems {
-		if vd.collect {
-			msg := fmt.Sprintf("must have at most %d items, not %d", n.maxItems, size)
-			vd.add("maxItems", msg, msg)
-		}
-		if fail() {
-			return false
-		}
-	}
-	if n.items != nil && !n.items.empty {
-		for i := 0; i < size; i++ {
-			if !vd.item(n.items, i, arrayAt(arr, i)) && fail() {
-				return false
-			}
-		}
-	}
-	if n.tupleItems != nil {
-		for i := 0; i < size; i++ {
-			if i < len(n.tupleItems) {
-				if !vd.item(n.tupleItems[i], i, arrayAt(arr, i)) && fail() {
-					return false
-				}
-				continue
-			}
-			if n.additionalItems == nil {
-				break
-			}
-			if n.additionalItems.never {
-				if vd.collect {
-					msg := fmt.Sprintf("must have at most %d items, not %d", len(n.tupleItems), size)
-					vd.add("additionalItems", msg, msg)
-				}
-				if fail() {
-					return false
-				}
-				break
-			}
-			if !vd.item(n.additionalItems, i, arrayAt(arr, i)) && fail() {
-				return false
-			}
-		}
-	}
-	if n.uniqueItems && size > 1 {
-		seen := make(map[string]int, size)
-		for i := 0; i < size; i++ {
-			k := equalityKey(arrayAt(arr, i))
-			if j, dup := seen[k]; dup {
-				if vd.collect {
-					msg := fmt.Sprintf("items %d and %d are equal", j, i)
-					vd.add("uniqueItems", msg, msg)
-				}
-				if fail() {
-					return false
-				}
-				break
-			}
-			seen[k] = i
-		}
-	}
-	if n.contains != nil {
-		found := false
-		for i := 0; i < size && !found; i++ {
-			found = vd.probe(n.contains, arrayAt(arr, i))
-		}
-		if !found {
-			if vd.collect {
-				msg := "has no item matching " + n.containsText
-				vd.add("contains", msg, msg)
-			}
-			if fail() {
-				return false
-			}
-		}
-	}
-	return ok
-}
-
-func (vd *validator) validateApplicators(n *schemaNode, v any) bool {
-	ok := true
-	fail := func() bool {
-		ok = false
-		return !vd.collect
-	}
-	for _, c := range n.allOf {
-		if !vd.validate(c, v) && fail() {
-			return false
-		}
-	}
-	if n.anyOf != nil {
-		matched := false
-		for _, c := range n.anyOf {
-			if vd.probe(c, v) {
-				matched = true
-				break
-			}
-		}
-		if !matched {
-			if vd.collect {
-				vd.group("anyOf", n.anyOf, v)
-			}
-			if fail() {
-				return false
-			}
-		}
-	}
-	if n.oneOf != nil {
-		first, second := -1, -1
-		for i, c := range n.oneOf {
-			if vd.probe(c, v) {
-				if first < 0 {
-					first = i
-				} else {
-					second = i
-					break
-				}
-			}
-		}
-		switch {
-		case first < 0:
-			if vd.collect {
-				vd.group("oneOf", n.oneOf, v)
-			}
-			if fail() {
-				return false
-			}
-		case second >= 0:
-			if vd.collect {
-				msg := fmt.Sprintf("matches more than one of the allowed forms (%d and %d)", first, second)
-				vd.add("oneOf", msg, msg)
-			}
-			if fail() {
-				return false
-			}
-		}
-	}
-	for _, f := range n.forbidden {
-		// {"not": {"pattern": P}}: any non-string satisfies {"pattern": P},
-		// so only a string that does not match P passes.
-		s, isStr := v.(string)
-		if isStr && !f.re.match(s) {
-			continue
-		}
-		if vd.collect {
-			detail := "must not match " + f.text
-			if isStr {
-				vd.add("not", fmt.Sprintf("%q %s", s, detail), detail)
-			} else {
-				vd.add("not", detail, detail)
-			}
-		}
-		if fail() {
-			return false
-		}
-	}
-	if n.not != nil && vd.probe(n.not, v) {
-		if vd.collect {
-			detail := "must not match " + n.notText
-			if s, isStr := v.(string); isStr {
-				vd.add("not", fmt.Sprintf("%q %s", s, detail), detail)
-			} else {
-				vd.add("not", detail, detail)
-			}
-		}
-		if fail() {
-			return false
-		}
-	}
-	if n.ifS != nil {
-		branch := n.elseS
-		if vd.probe(n.ifS, v) {
-			branch = n.thenS
-		}
-		if branch != nil && !vd.validate(branch, v) && fail() {
-			return false
-		}
-	}
-	return ok
 }
 
 // group reports an anyOf or oneOf that no alternative satisfied: the
