@@ -108,6 +108,7 @@ func TestConnectionCap(t *testing.T) {
 func TestConnectionDeadlines(t *testing.T) {
 	f := newFixture(t)
 	sock := servedWith(t, f, ConnLimits{IdleTimeout: 200 * time.Millisecond, LineTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond})
+	stop, slowest := ordinaryClient(t, sock)
 	idle := dialRaw(t, sock)
 	if _, err := idle.r.ReadByte(); err != io.EOF {
 		t.Fatalf("an idle connection: %v, want EOF", err)
@@ -141,6 +142,35 @@ func TestConnectionDeadlines(t *testing.T) {
 	if a := dialRaw(t, sock).send(`{"op":"status"}`); !a.OK {
 		t.Fatalf("a new client afterwards: %+v", a)
 	}
+	close(stop)
+	if worst := <-slowest; worst > time.Second {
+		t.Errorf("the ordinary client's slowest call beside the abusers: %v", worst)
+	}
+}
+
+// ordinaryClient calls status over one connection until stop closes,
+// then reports its slowest call (an hour for a failed one).
+func ordinaryClient(t *testing.T, sock string) (chan struct{}, chan time.Duration) {
+	stop, slowest := make(chan struct{}), make(chan time.Duration, 1)
+	c := dialTest(t, sock, "")
+	go func() {
+		var worst time.Duration
+		for {
+			select {
+			case <-stop:
+				slowest <- worst
+				return
+			default:
+			}
+			t0 := time.Now()
+			if _, err := c.Status(context.Background()); err != nil {
+				slowest <- time.Hour
+				return
+			}
+			worst = max(worst, time.Since(t0))
+		}
+	}()
+	return stop, slowest
 }
 
 // A gate call waiting for a human is not idle: its wait is bounded by
