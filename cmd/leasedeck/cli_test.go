@@ -141,7 +141,7 @@ func TestCLI(t *testing.T) {
 		{"conformance corpus dir", "", []string{"conformance", "--corpus", corpus}, 0, "narrowing"},
 		{"conformance missing dir", "", []string{"conformance", "--corpus", "../x"}, 1, "not a directory"},
 		{"unknown command", "", []string{"frobnicate"}, 2, "unknown command"},
-		{"help", "", []string{"help"}, 0, "exit codes"},
+		{"help", "", []string{"help"}, 0, "Exit codes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/leasedeck/leasedeck/confine"
@@ -30,48 +29,18 @@ const (
 // keeps a mistaken or hostile argument from costing memory.
 const maxInput = 4 << 20
 
-type command struct {
-	summary string
-	run     func(args []string, env *env) int
-}
-
-// env is what a subcommand may touch: its streams.
+// env is what a subcommand may touch: its streams. current, helped and
+// helpFlags carry a help request through parseFlags (see helpRequested).
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	current        *command
+	helped         bool
+	helpFlags      *flag.FlagSet
 }
 
 func (e *env) errorf(format string, args ...any) {
 	fmt.Fprintf(e.stderr, "leasedeck: "+format+"\n", args...)
-}
-
-var commands map[string]command
-
-func init() {
-	commands = map[string]command{
-		"validate":    {"check a document against a contract schema", runValidate},
-		"canon":       {"print the canonical bytes (RFC 8785) of a JSON document", runCanon},
-		"narrow":      {"narrow a declared manifest against a parent grant (SPEC §5)", runNarrow},
-		"verify":      {"verify a signed lease: schema, signature, rules L1 and L2", runVerify},
-		"conformance": {"run the Agent Lease conformance corpus and print the report", runConformance},
-		"init":        {"create .leasedeck/ (policy, agents, key, journal, operator token)", runInit},
-		"serve":       {"run the registry headless on .leasedeck/registry.sock", runServe},
-		"status":      {"show the running registry's status", runStatus},
-		"issue":       {"present a manifest to the registry (optionally under --parent)", runIssue},
-		"leases":      {"list leases and refusals", runLeases},
-		"check":       {"dry-run the gate for a tool call (0 allow, 3 deny, 5 a human must decide)", runCheck},
-		"revoke":      {"revoke a lease and its whole subtree", runRevoke},
-		"approvals":   {"list pending approval requests", runApprovals},
-		"approve":     {"approve a pending request (--for-lease to remember it)", runDecide("approve")},
-		"deny":        {"deny a pending request with a reason", runDecide("deny")},
-		"demo":        {"the cockpit with a simulated fleet of agents, in a temporary workspace", runDemo},
-		"bridge":      {"answer one lifecycle request (stdin → stdout JSON) through the registry", runBridge},
-		"hook":        {"answer a client's native hook (claude-code, codex, gemini, vscode)", runHook},
-		"install":     {"write or merge a client's hook configuration", runInstall},
-		"run":         {"run a client confined by its session lease (Landlock, egress proxy, revocation)", runRun},
-		"journal":     {"verify the journal offline, or tail it (--follow, --json)", func(args []string, e *env) int { return runJournal(args, e.stdin, e.stdout, e.stderr) }},
-		"help":        {"show this help", nil},
-	}
 }
 
 func main() {
@@ -82,36 +51,40 @@ func run(args []string, e *env) int {
 	if len(args) > 0 && args[0] == confine.StageArg {
 		confine.RunStage() // exits
 	}
-	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help") {
-		return runCockpit(args, e)
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		return runVersion(args[1:], e)
 	}
-	name := args[0]
-	if name == "-h" || name == "--help" || name == "help" {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 		usage(e.stdout)
 		return exitOK
 	}
-	cmd, ok := commands[name]
-	if !ok || cmd.run == nil {
-		e.errorf("unknown command %q (see 'leasedeck help')", name)
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		e.current = &cockpitCommand
+		return finish(runCockpit(args, e), e)
+	}
+	cmd, n := lookupCommand(args)
+	if cmd == nil && args[0] == "journal" {
+		// `journal` alone or with an unknown subcommand: its own usage.
+		return runJournal(args[1:], e.stdin, e.stdout, e.stderr)
+	}
+	if cmd == nil {
+		e.errorf("unknown command %q (see 'leasedeck help')", args[0])
 		return exitUsage
 	}
-	return cmd.run(args[1:], e)
+	if cmd.name != "help" && wantsHelp(args[n:]) {
+		return showHelp(cmd, e)
+	}
+	e.current = cmd
+	return finish(cmd.run(args[n:], e), e)
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: leasedeck <command> [arguments]")
-	fmt.Fprintln(w)
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
+// finish turns the usage failure a command returns after printing its help
+// page into success: asking for help is not an error.
+func finish(code int, e *env) int {
+	if e.helped {
+		return exitOK
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "exit codes: 0 ok/allow, 1 invalid input or failed verification, 2 usage,")
-	fmt.Fprintln(w, "            3 refused/denied, 4 registry unreachable, 5 a human must decide")
+	return code
 }
 
 // parseFlags parses flags that may appear before, between or after
@@ -120,11 +93,12 @@ func usage(w io.Writer) {
 // (stdin). It returns ok=false after printing the problem on a usage error.
 func parseFlags(fs *flag.FlagSet, args []string, e *env) ([]string, bool) {
 	fs.SetOutput(e.stderr)
+	fs.Usage = func() {} // -h prints the command's page (helpRequested); errors name the flag
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, false
+				helpRequested(fs, e)
 			}
 			return nil, false
 		}

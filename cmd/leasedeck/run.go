@@ -57,6 +57,10 @@ func parseRun(args []string, e *env) (runRequest, bool) {
 	fs.StringVar(&r.client, "client", "", "the client, naming .leasedeck/agents/CLIENT.json (claude-code, codex-cli, gemini-code-assist, …)")
 	fs.StringVar(&r.workspace, "workspace", "", "workspace directory (default: nearest .leasedeck/ upward, or $LEASEDECK_WORKSPACE)")
 	fs.BoolVar(&r.allowUnconfined, "allow-unconfined", false, "where the kernel cannot confine, run with hooks only instead of refusing")
+	if wantsHelp(args) { // the page comes from this FlagSet (help.go)
+		helpRequested(fs, e)
+		return r, false
+	}
 	sep := -1
 	for i, a := range args {
 		if a == "--" {
