@@ -69,10 +69,10 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) GateAnswer {
 			req.InputHash = inputHash(req.Call)
 		}
 	}
-	if !req.DryRun {
-		if err := s.Health(); err != nil {
-			return GateAnswer{Verdict: VerdictDeny, Reason: err.Error()}
-		}
+	// An unhealthy journal refuses every call, so a dry run answers what the
+	// call would get: deny, with the reason.
+	if err := s.Health(); err != nil {
+		return GateAnswer{Verdict: VerdictDeny, Reason: err.Error()}
 	}
 	if facts.tooBig != "" {
 		return s.refuseCall(req, VerdictDeny, facts.tooBig)

@@ -395,6 +395,11 @@ func TestFailClosedOnBrokenJournal(t *testing.T) {
 	if a := f.gate(id, "Bash", map[string]any{"command": "ls"}); a.Verdict != VerdictDeny || !strings.Contains(a.Reason, "journal") {
 		t.Fatalf("gate on a broken journal: %+v", a)
 	}
+	// A dry run says what the call would get: deny, not allow.
+	check := f.svc.Gate(context.Background(), GateRequest{LeaseID: id, Call: ToolCall{Tool: "Bash", Input: map[string]any{"command": "ls"}}, Client: "test", DryRun: true})
+	if check.Verdict != VerdictDeny || !strings.Contains(check.Reason, "journal") {
+		t.Fatalf("check on a broken journal: %+v", check)
+	}
 }
 
 // Shell arguments that name a denied path are refused, though the gate
