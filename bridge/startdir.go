@@ -1,6 +1,10 @@
 package bridge
 
-import "path/filepath"
+import (
+	"path/filepath"
+
+	"github.com/leasedeck/leasedeck/registry/resources"
+)
 
 // setShellStartDir sets the directory a shell call starts in, which the
 // gate resolves the line's relative paths against: the hook payload's cwd
@@ -10,7 +14,7 @@ import "path/filepath"
 // could put anything there, so it is replaced (or dropped when the payload
 // names no directory).
 func setShellStartDir(tc *ToolCall, client, payloadCwd string, in map[string]any) {
-	if tc == nil || tc.Input == nil || (tc.Name != ToolBash && tc.Name != "PowerShell") {
+	if tc == nil || tc.Input == nil || !resources.IsShellTool(tc.Name) {
 		return
 	}
 	delete(tc.Input, "cwd")

@@ -10,19 +10,21 @@ import (
 	"github.com/leasedeck/leasedeck/registry/resources"
 )
 
-// The gate's tool vocabulary (DESIGN "Tool vocabulary and exit codes").
+// The gate's tool vocabulary (DESIGN "Tool vocabulary and exit codes"),
+// defined once in package resources; these are the names the adapters map
+// their clients' tools onto.
 const (
-	ToolBash         = "Bash"
-	ToolWrite        = "Write"
-	ToolEdit         = "Edit"
-	ToolMultiEdit    = "MultiEdit"
-	ToolRead         = "Read"
-	ToolNotebookEdit = "NotebookEdit"
-	ToolGlob         = "Glob"
-	ToolGrep         = "Grep"
-	ToolWebFetch     = "WebFetch"
-	ToolWebSearch    = "WebSearch"
-	ToolAgent        = "Agent"
+	ToolBash         = resources.ToolBash
+	ToolWrite        = resources.ToolWrite
+	ToolEdit         = resources.ToolEdit
+	ToolMultiEdit    = resources.ToolMultiEdit
+	ToolRead         = resources.ToolRead
+	ToolNotebookEdit = resources.ToolNotebookEdit
+	ToolGlob         = resources.ToolGlob
+	ToolGrep         = resources.ToolGrep
+	ToolWebFetch     = resources.ToolWebFetch
+	ToolWebSearch    = resources.ToolWebSearch
+	ToolAgent        = resources.ToolAgent
 )
 
 // toolError is a tool input the gate cannot check: a missing path or
@@ -61,7 +63,7 @@ func resourcesOf(name string, in map[string]any) Resources {
 		return nil
 	}
 	switch name {
-	case ToolBash, "PowerShell":
+	case ToolBash, resources.ToolPowerShell:
 		if c, _ := in["command"].(string); c != "" {
 			r.Commands = []string{c}
 		}
@@ -116,10 +118,10 @@ func translateClaude(client, name string, in map[string]any) (*ToolCall, error) 
 	out := copyMap(in)
 	gate := name
 	switch name {
-	case "Task":
+	case resources.ToolTask:
 		// Renamed Agent in v2.1.63; Task stays an alias.
 		gate = ToolAgent
-	case ToolBash, "PowerShell":
+	case ToolBash, resources.ToolPowerShell:
 		if err := requireString(client, name, in, "command"); err != nil {
 			return nil, err
 		}

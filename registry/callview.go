@@ -49,7 +49,7 @@ func callText(call ToolCall) string {
 	s := func(k string) string { v, _ := in[k].(string); return v }
 	var b strings.Builder
 	switch call.Tool {
-	case "Bash", "PowerShell":
+	case resources.ToolBash, resources.ToolPowerShell:
 		b.WriteString(s("command"))
 		for _, k := range []string{"cwd", "dir_path", "workdir"} {
 			if d := s(k); d != "" {

@@ -38,9 +38,6 @@ type GateResult struct {
 	Use       resources.Use
 }
 
-// toolAliases are names that mean the same tool in the vocabulary.
-var toolAliases = map[string]string{"Task": "Agent", "Agent": "Task"}
-
 // Evaluate runs the gate of DESIGN.md for one call under one lease,
 // against the folded state, without changing anything: live lease and
 // chain → tool allowed → resources derived (what cannot be parsed is
@@ -61,7 +58,7 @@ func EvaluateUse(s *State, leaseID string, call ToolCall, use resources.Use, err
 		return GateResult{Verdict: VerdictBlock, Reason: why}
 	}
 	g := s.Leases[leaseID].Granted
-	if !contains(g.Allow.Tools, call.Tool) && !contains(g.Allow.Tools, toolAliases[call.Tool]) {
+	if !contains(g.Allow.Tools, call.Tool) && !contains(g.Allow.Tools, resources.ToolAlias(call.Tool)) {
 		return GateResult{Verdict: VerdictDeny, Reason: fmt.Sprintf("tool %s is not in allow.tools (%s)", call.Tool, listOrNone(g.Allow.Tools))}
 	}
 	if err != nil {

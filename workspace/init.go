@@ -10,6 +10,7 @@ import (
 
 	"github.com/leasedeck/leasedeck/durable"
 	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/registry/resources"
 	"github.com/leasedeck/leasedeck/schemas"
 )
 
@@ -18,8 +19,7 @@ import (
 var Clients = []string{"claude-code", "codex-cli", "gemini-code-assist", "github-copilot"}
 
 // toolVocabulary is the gate's tool vocabulary (Claude Code's names).
-var toolVocabulary = []string{"Bash", "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep",
-	"WebFetch", "WebSearch", "Agent", "Task", "TodoWrite", "BashOutput", "KillShell", "ExitPlanMode"}
+var toolVocabulary = resources.Tools()
 
 // devCommands are the programs the default root policy lets a lease name.
 // Commands intersect by exact name (SPEC §5), so only what is listed here

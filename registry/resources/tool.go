@@ -100,9 +100,9 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 		return nil
 	}
 	switch tool {
-	case "Bash":
+	case ToolBash:
 		return bashUse(workspace, input)
-	case "Write", "Edit", "MultiEdit", "Read":
+	case ToolWrite, ToolEdit, ToolMultiEdit, ToolRead:
 		p, err := requiredString(input, "file_path")
 		if err != nil {
 			return Use{}, err
@@ -133,7 +133,7 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 				return Use{}, err
 			}
 		}
-	case "NotebookEdit":
+	case ToolNotebookEdit:
 		found := false
 		for _, name := range []string{"notebook_path", "file_path"} {
 			p, ok, err := optionalString(input, name)
@@ -151,11 +151,11 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 		if !found {
 			return Use{}, fieldErr("/notebook_path", "required string is missing")
 		}
-	case "Glob", "Grep":
+	case ToolGlob, ToolGrep:
 		if err := globUse(&use, workspace, tool, input, addRead); err != nil {
 			return Use{}, err
 		}
-	case "WebFetch":
+	case ToolWebFetch:
 		u, err := requiredString(input, "url")
 		if err != nil {
 			return Use{}, err
@@ -176,7 +176,7 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 			}
 			use.Hosts = append(use.Hosts, h)
 		}
-	case "WebSearch":
+	case ToolWebSearch:
 		raw, ok := input["allowed_domains"]
 		if !ok || raw == nil {
 			break
@@ -203,7 +203,7 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 			}
 			use.Hosts = append(use.Hosts, h)
 		}
-	case "Agent", "Task":
+	case ToolAgent, ToolTask:
 	default:
 		use.Opaque = true
 	}
