@@ -281,6 +281,9 @@ func runIssue(args []string, e *env) int {
 		return code
 	}
 	defer c.Close()
+	if code := resolveIDs(c, e, leaseIDs, parent); code != exitOK {
+		return code
+	}
 	res, err := c.Issue(context.Background(), wire.IssueParams{Manifest: wire.DocOf(json.RawMessage(data)), Parent: *parent})
 	if err != nil {
 		return callExit(err, e)
@@ -395,6 +398,9 @@ func runCheck(args []string, e *env) int {
 		return code
 	}
 	defer c.Close()
+	if code := resolveIDs(c, e, leaseIDs, &req.LeaseID); code != exitOK {
+		return code
+	}
 	ans, err := c.Check(context.Background(), req)
 	if err != nil {
 		return callExit(err, e)
@@ -416,6 +422,9 @@ func runRevoke(args []string, e *env) int {
 	by := fs.String("by", "", "revoke in the name of this ancestor lease (default: the issuer)")
 	hasReason := func() bool { return strings.TrimSpace(*reason) != "" }
 	return clientCommand(fs, args, e, "leasedeck revoke LEASE_ID --reason TEXT [--by ANCESTOR_ID]", 1, hasReason, func(c *wire.Client, pos []string) int {
+		if code := resolveIDs(c, e, leaseIDs, &pos[0], by); code != exitOK {
+			return code
+		}
 		res, err := c.Revoke(context.Background(), wire.RevokeParams{LeaseID: pos[0], Reason: *reason, By: *by})
 		if err != nil {
 			return callExit(err, e)
@@ -484,6 +493,9 @@ func runDecide(outcome string) func(args []string, e *env) int {
 			return code
 		}
 		defer c.Close()
+		if code := resolveIDs(c, e, approvalIDs, &pos[0]); code != exitOK {
+			return code
+		}
 		req := wire.DecideParams{ApprovalID: pos[0], Reason: reason, By: "operator"}
 		if outcome == "approve" {
 			req.Outcome, req.Scope = "approved", "once"
