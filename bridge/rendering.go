@@ -1,0 +1,90 @@
+package bridge
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/leasedeck/leasedeck/redact"
+)
+
+// ---- rendering helpers shared by the adapters ----
+
+// Limits on what is echoed back: Claude Code spills output strings beyond
+// 10,000 characters to a file; Codex caps model-visible hook output near
+// 2,500 tokens.
+const (
+	maxReason  = 2000
+	maxContext = 8000
+)
+
+func reasonOf(v Verdict, def string) string {
+	return redact.Clip(strings.TrimSpace(nonEmpty(v.Reason, def)), maxReason)
+}
+
+func contextOf(v Verdict) string {
+	return redact.Clip(strings.TrimSpace(v.Context), maxContext)
+}
+
+func warningsOf(v Verdict) string {
+	if len(v.Warnings) == 0 {
+		return ""
+	}
+	return redact.Clip(strings.Join(v.Warnings, "; "), maxReason)
+}
+
+// jsonOut marshals an output object without HTML escaping (reasons often
+// contain '<', '>' and '&', and clients show them verbatim).
+func jsonOut(v any) []byte {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return []byte("{}\n")
+	}
+	return []byte(b.String())
+}
+
+func textOut(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return []byte(s + "\n")
+}
+
+// obj is an ordered JSON object for outputs, so golden files are stable
+// and read in a natural order.
+type obj []kv
+
+type kv struct {
+	k string
+	v any
+}
+
+func (o obj) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, e := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(e.k)
+		b.Write(kb)
+		b.WriteByte(':')
+		var vb strings.Builder
+		enc := json.NewEncoder(&vb)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(e.v); err != nil {
+			return nil, err
+		}
+		b.WriteString(strings.TrimSuffix(vb.String(), "\n"))
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+func (o obj) with(k string, v any) obj {
+	if s, ok := v.(string); ok && s == "" {
+		return o
+	}
+	return append(o, kv{k, v})
+}
