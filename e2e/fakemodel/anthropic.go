@@ -73,46 +73,66 @@ func anthropicHandle(s *Server, w http.ResponseWriter, r *http.Request, body []b
 	if model == "" {
 		model = "claude-fake"
 	}
-	type block struct {
-		kind  string // text | tool_use
-		text  string
-		id    string
-		name  string
-		input map[string]any
-	}
-	var blocks []block
-	if len(step.Calls) == 0 {
-		blocks = append(blocks, block{kind: "text", text: step.Text})
-	} else {
-		if step.Text != "" {
-			blocks = append(blocks, block{kind: "text", text: step.Text})
-		}
-		for i, c := range step.Calls {
-			in := c.Input
-			if in == nil {
-				in = map[string]any{}
-			}
-			blocks = append(blocks, block{kind: "tool_use", id: CallID(rec.Script, rec.Step, i), name: c.Name, input: in})
-		}
-	}
+	blocks := anthropicBlocks(step, rec)
 	stop := "end_turn"
 	if len(step.Calls) > 0 {
 		stop = "tool_use"
 	}
 	usage := map[string]any{"input_tokens": 120, "output_tokens": 30, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 	if !req.Stream {
-		var content []any
-		for _, b := range blocks {
-			if b.kind == "text" {
-				content = append(content, map[string]any{"type": "text", "text": b.text})
-			} else {
-				content = append(content, map[string]any{"type": "tool_use", "id": b.id, "name": b.name, "input": b.input})
-			}
-		}
-		writeJSON(w, 200, map[string]any{"id": id, "type": "message", "role": "assistant", "model": model,
-			"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
-		return rec
+		writeAnthropicMessage(w, id, model, stop, usage, blocks)
+	} else {
+		streamAnthropicMessage(w, id, model, stop, blocks)
 	}
+	return rec
+}
+
+// anthropicBlock is one content block of a scripted answer.
+type anthropicBlock struct {
+	kind  string // text | tool_use
+	text  string
+	id    string
+	name  string
+	input map[string]any
+}
+
+// anthropicBlocks lays out a step as content blocks: its text, or its
+// calls after any text.
+func anthropicBlocks(step Step, rec Request) []anthropicBlock {
+	if len(step.Calls) == 0 {
+		return []anthropicBlock{{kind: "text", text: step.Text}}
+	}
+	var blocks []anthropicBlock
+	if step.Text != "" {
+		blocks = append(blocks, anthropicBlock{kind: "text", text: step.Text})
+	}
+	for i, c := range step.Calls {
+		in := c.Input
+		if in == nil {
+			in = map[string]any{}
+		}
+		blocks = append(blocks, anthropicBlock{kind: "tool_use", id: CallID(rec.Script, rec.Step, i), name: c.Name, input: in})
+	}
+	return blocks
+}
+
+// writeAnthropicMessage answers a request that did not ask to stream.
+func writeAnthropicMessage(w http.ResponseWriter, id, model, stop string, usage map[string]any, blocks []anthropicBlock) {
+	var content []any
+	for _, b := range blocks {
+		if b.kind == "text" {
+			content = append(content, map[string]any{"type": "text", "text": b.text})
+		} else {
+			content = append(content, map[string]any{"type": "tool_use", "id": b.id, "name": b.name, "input": b.input})
+		}
+	}
+	writeJSON(w, 200, map[string]any{"id": id, "type": "message", "role": "assistant", "model": model,
+		"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
+}
+
+// streamAnthropicMessage answers as the Messages API streams: server-sent
+// events, one start/delta/stop triple per block.
+func streamAnthropicMessage(w http.ResponseWriter, id, model, stop string, blocks []anthropicBlock) {
 	e := newSSE(w)
 	e.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
@@ -134,7 +154,6 @@ func anthropicHandle(s *Server, w http.ResponseWriter, r *http.Request, body []b
 	e.event("message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 30}})
 	e.event("message_stop", map[string]any{"type": "message_stop"})
-	return rec
 }
 
 // CallID is the id the fake gives call i of a script step
