@@ -107,7 +107,7 @@ func init() {
 			summary:  "write or merge a client's hook configuration",
 			args:     [][2]string{{"CLIENT", "claude-code, codex, gemini or vscode"}},
 			examples: []string{"leasedeck install claude-code", "leasedeck install codex --scope user --dry-run", "leasedeck install claude-code --fail-closed"},
-			exits:    "0, 1 cannot write, 2 usage", run: runInstall},
+			exits:    "0, 1 cannot write, 2 usage, 3 the binary is a temporary go run build (go install it first)", run: runInstall},
 		{name: "run", synopsis: "run --client NAME [--workspace DIR] [--allow-unconfined] -- COMMAND [ARGS...]",
 			summary:  "run a client confined by its session lease (Landlock, egress proxy, revocation)",
 			args:     [][2]string{{"COMMAND [ARGS...]", "the client to run, after --"}},

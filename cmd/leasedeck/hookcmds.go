@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -232,8 +233,15 @@ func runInstall(args []string, e *env) int {
 	}
 	exe := *command
 	if exe == "" {
-		exe = defaultExecutable(e)
+		exe = defaultExecutable()
 	}
+	if inGoBuildCache(exe) {
+		// A `go run` binary is deleted after the run: hooks naming it would
+		// fail later and leave the client ungoverned.
+		e.errorf("install: %s is a temporary 'go run' build; the hooks need a binary that stays. Run\n  go install %s\nand then 'leasedeck install %s', or pass --command PATH", exe, mainPackage(), a.Name())
+		return exitRefused
+	}
+	fmt.Fprintf(e.stderr, "the hooks will run %s\n", exe)
 	timeout := bridge.HookTimeoutFor(settings.ApprovalTimeout)
 	cmdline := fmt.Sprintf("%s hook %s --timeout %d", shellQuote(exe), a.Name(), int(timeout/time.Second))
 	existing, err := os.ReadFile(path)
@@ -280,7 +288,7 @@ func runInstall(args []string, e *env) int {
 	return exitOK
 }
 
-func defaultExecutable(e *env) string {
+func defaultExecutable() string {
 	if p, err := exec.LookPath("leasedeck"); err == nil {
 		if abs, err := filepath.Abs(p); err == nil {
 			return abs
@@ -290,10 +298,26 @@ func defaultExecutable(e *env) string {
 	if err != nil {
 		return "leasedeck"
 	}
-	if strings.Contains(exe, "go-build") {
-		fmt.Fprintln(e.stderr, "note: running under 'go run'; install the binary ('go install ./cmd/leasedeck') or pass --command so the hooks outlive this build")
-	}
 	return exe
+}
+
+// inGoBuildCache reports whether exe lies in a directory Go's build made
+// for one `go run` (…/go-build…/exe/leasedeck), which is removed after.
+func inGoBuildCache(exe string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(exe), "/") {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
+}
+
+// mainPackage is this command's import path, for the go install line.
+func mainPackage() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Path != "" {
+		return info.Path
+	}
+	return "github.com/leasedeck/leasedeck/cmd/leasedeck"
 }
 
 func shellQuote(s string) string {
