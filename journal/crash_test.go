@@ -199,3 +199,19 @@ func TestHelperAppendLoop(t *testing.T) {
 	}
 	select {}
 }
+
+// leaseOf is the lease a line names (a lease record's lease_id, or an
+// audit event's details.lease_id).
+func leaseOf(k Kind, m map[string]any) string {
+	if s, ok := m["lease_id"].(string); ok {
+		return s
+	}
+	if d, ok := m["details"].(map[string]any); ok {
+		for _, name := range [...]string{"lease_id", "lease"} {
+			if s, ok := d[name].(string); ok {
+				return s
+			}
+		}
+	}
+	return ""
+}

@@ -155,27 +155,3 @@ func TestLongLineAcrossChunks(t *testing.T) {
 	}
 	requireClean(t, dir)
 }
-
-func TestDescribe(t *testing.T) {
-	dir := t.TempDir()
-	w := openT(t, dir)
-	rev := map[string]any{"schema_version": "1.2", "at": "2026-11-29T10:00:00.000Z", "event": "revoked",
-		"lease_id": testUUID(0xabc), "by": "issuer", "reason": "scope violation:\x1b[31m write outside write_paths"}
-	appendT(t, w, Leases, rev)
-	appendT(t, w, Audit, gateAllowed(0xdef))
-	w.Close()
-	ls, _, _ := ReadFrom(journalPath(dir, Leases), 0)
-	as, _, _ := ReadFrom(journalPath(dir, Audit), 0)
-	got := Describe(Leases, &ls[0])
-	if !strings.Contains(got, "2026-11-29T10:00:00.000Z leases") || !strings.Contains(got, "#1") ||
-		!strings.Contains(got, "revoked") || !strings.Contains(got, "00000abc") || !strings.Contains(got, "by issuer; scope violation: [31m") {
-		t.Errorf("lease line: %q", got)
-	}
-	if strings.ContainsRune(got, 0x1b) {
-		t.Errorf("control character reached the display: %q", got)
-	}
-	got = Describe(Audit, &as[0])
-	if !strings.Contains(got, "leasedeck.gate.allowed") || !strings.Contains(got, "00000def") || !strings.Contains(got, "Bash allowed") {
-		t.Errorf("audit line: %q", got)
-	}
-}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/leasedeck/leasedeck/approvals"
+	"github.com/leasedeck/leasedeck/registry/record"
 )
 
 // DefaultMaxPendingApprovals is how many approval requests may wait at
@@ -57,7 +58,7 @@ func (s *Service) askCapped(ctx context.Context, req GateRequest, res GateResult
 	}
 	if !s.asks.take(req.LeaseID, max) {
 		err := fmt.Errorf("%w: lease %s already has %d approval request(s) waiting for a human (the policy's max_pending_approvals); this call is refused until some are decided",
-			ErrTooManyApprovals, shortID(req.LeaseID), max)
+			ErrTooManyApprovals, record.ShortID(req.LeaseID), max)
 		return GateAnswer{Verdict: VerdictDeny, Reason: err.Error(), refused: err}
 	}
 	defer s.asks.release(req.LeaseID)

@@ -185,7 +185,7 @@ func (s *Service) checkPeerTicket(c *call) *wire.Error {
 	ticket := c.env.RunTicket
 	if ticket == "" {
 		if inside != "" {
-			return wire.Errorf(wire.NotAllowed, "the caller runs inside the confined run of lease %s but presents no run ticket", shortID(inside))
+			return wire.Errorf(wire.NotAllowed, "the caller runs inside the confined run of lease %s but presents no run ticket", record.ShortID(inside))
 		}
 		return nil
 	}
@@ -194,7 +194,7 @@ func (s *Service) checkPeerTicket(c *call) *wire.Error {
 		return wire.Errorf(wire.NotAllowed, "the run ticket names no running confined run")
 	}
 	if c.peer > 0 && s.runs.rootOf(run) > 0 && inside != run {
-		return wire.Errorf(wire.NotAllowed, "the run ticket of lease %s is presented from outside that run's process tree", shortID(run))
+		return wire.Errorf(wire.NotAllowed, "the run ticket of lease %s is presented from outside that run's process tree", record.ShortID(run))
 	}
 	return nil
 }
@@ -214,7 +214,7 @@ func (s *Service) checkIssueInRun(c *call, parent string) *wire.Error {
 			return nil
 		}
 	}
-	return wire.Errorf(wire.NotAllowed, "inside the confined run of lease %s, leases are issued only under the run's lease", shortID(run))
+	return wire.Errorf(wire.NotAllowed, "inside the confined run of lease %s, leases are issued only under the run's lease", record.ShortID(run))
 }
 
 // opRunBegin issues the run's session lease from the declared manifest

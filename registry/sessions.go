@@ -159,7 +159,7 @@ func (s *Service) Admit(req AdmitRequest) (AdmitResult, error) {
 	}
 	if req.NoTurn {
 		if ad.sess == nil {
-			if err := s.appendAudit(record.NewAudit(EventSessionStarted, now, "session starts under lease "+shortID(ad.leaseID), d)); err != nil {
+			if err := s.appendAudit(record.NewAudit(EventSessionStarted, now, "session starts under lease "+record.ShortID(ad.leaseID), d)); err != nil {
 				return AdmitResult{Reason: err.Error()}, err
 			}
 		}
@@ -171,7 +171,7 @@ func (s *Service) Admit(req AdmitRequest) (AdmitResult, error) {
 	if req.Turn != "" {
 		d.TurnHash = s.SaltedHash("turn", req.Turn)
 	}
-	rec := record.NewAudit(EventSessionBegun, now, "turn begins under lease "+shortID(ad.leaseID), d)
+	rec := record.NewAudit(EventSessionBegun, now, "turn begins under lease "+record.ShortID(ad.leaseID), d)
 	if req.Prompt != "" {
 		rec.RequestHash = s.SaltedHash("prompt", req.Prompt)
 	}
@@ -283,7 +283,7 @@ func scopeContext(v LeaseView) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "leasedeck lease %s governs this session (expires %s).\n", shortID(v.ID), v.ExpiresAt)
+	fmt.Fprintf(&b, "leasedeck lease %s governs this session (expires %s).\n", record.ShortID(v.ID), v.ExpiresAt)
 	fmt.Fprintf(&b, "You may write: %s. You may read: %s.\n", listOrNone(m.Allow.WritePaths), listOrNone(m.Allow.ReadPaths))
 	fmt.Fprintf(&b, "Commands allowed: %s.\n", listOrNone(m.Allow.Commands))
 	fmt.Fprintf(&b, "Hosts: %s. Denied paths: %s. Denied commands: %s.\n", listOrNone(m.Allow.Hosts), listOrNone(m.Deny.Paths), listOrNone(m.Deny.Commands))

@@ -173,7 +173,7 @@ func (s *State) Live(id string, now time.Time) (bool, string) {
 		}
 		who := "lease"
 		if cur != id {
-			who = "ancestor lease " + shortID(cur)
+			who = "ancestor lease " + record.ShortID(cur)
 		}
 		switch {
 		case c.Status == Granted && !now.Before(c.ExpiresAt):
@@ -352,10 +352,3 @@ func (s *State) Roots() []string {
 
 // Generation is how deep id is in its tree (a root is 0).
 func (s *State) Generation(id string) int { return len(s.Chain(id)) }
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}

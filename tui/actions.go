@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"github.com/leasedeck/leasedeck/registry/record"
+
 	"errors"
 	"fmt"
 	"time"
@@ -50,7 +52,7 @@ func (m *model) onAction(a actionDone) tea.Cmd {
 		if m.overlay == revokeOverlay && m.rev.id == a.target {
 			m.overlay = noOverlay
 		}
-		return tea.Batch(m.setFlash(fmt.Sprintf("revoked %d lease(s) from %s", a.revoked, shortID(a.target)), false), m.syncApproval())
+		return tea.Batch(m.setFlash(fmt.Sprintf("revoked %d lease(s) from %s", a.revoked, record.ShortID(a.target)), false), m.syncApproval())
 	case "deny-many":
 		return tea.Batch(m.setFlash(fmt.Sprintf("denied %d request(s): %s", a.revoked, clean(a.label)), false), m.syncApproval())
 	case "deny-at-quit":

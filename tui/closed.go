@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"github.com/leasedeck/leasedeck/registry/record"
+
 	"fmt"
 	"strings"
 	"time"
@@ -43,7 +45,7 @@ func computeClosed(d *deck, l *registry.LeaseState, now time.Time) (closedView, 
 			if id, why, ok := strings.Cut(rest, " revoked: "); ok {
 				name := id
 				if a := d.St.Leases[id]; a != nil {
-					name = a.Agent().Name + " (" + shortID(id) + ")"
+					name = a.Agent().Name + " (" + record.ShortID(id) + ")"
 				}
 				v.By = "the cascade from revoking " + name + ", by " + byWhom(d, d.St.Leases[id])
 				v.Why = why
@@ -73,7 +75,7 @@ func computeClosed(d *deck, l *registry.LeaseState, now time.Time) (closedView, 
 				v.CutOff++
 			}
 		case !c.ClosedAt.IsZero() && !l.ClosedAt.IsZero() && absDur(c.ClosedAt.Sub(l.ClosedAt)) < time.Second:
-			v.Cascade = append(v.Cascade, c.Agent().Name+" ("+shortID(id)+")")
+			v.Cascade = append(v.Cascade, c.Agent().Name+" ("+record.ShortID(id)+")")
 		}
 	}
 	return v, true
@@ -90,7 +92,7 @@ func byWhom(d *deck, l *registry.LeaseState) string {
 	case by == "" || by == "issuer":
 		return "the operator (issuer)"
 	case d.St.Leases[by] != nil:
-		return "its ancestor " + d.St.Leases[by].Agent().Name + " (" + shortID(by) + ")"
+		return "its ancestor " + d.St.Leases[by].Agent().Name + " (" + record.ShortID(by) + ")"
 	}
 	return by
 }

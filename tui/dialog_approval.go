@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"github.com/leasedeck/leasedeck/registry/record"
+
 	"fmt"
 	"strings"
 	"time"
@@ -357,7 +359,7 @@ func (c approvalCard) Render(width int) string {
 		agent += " [" + r.Client + "]"
 	}
 	add(field("agent", clean(agent)))
-	add(field("lease", shortID(r.LeaseID)+"  "+clean(c.Purpose)))
+	add(field("lease", record.ShortID(r.LeaseID)+"  "+clean(c.Purpose)))
 	add(field("tool", t.bold(t.Text).Render(clean(r.Tool))))
 	for _, l := range wrapWords(fmt.Sprintf("%-8s", "why"), r.Reason, inner) {
 		add(t.Warn.Render(l))
@@ -475,7 +477,7 @@ func (c approvalCard) covers(inner int) []string {
 	if c.LeaseLeft != "" {
 		until += " (in " + c.LeaseLeft + ")"
 	}
-	s := "Y covers from now on, without asking: every call of lease " + shortID(c.Req.LeaseID) +
+	s := "Y covers from now on, without asking: every call of lease " + record.ShortID(c.Req.LeaseID) +
 		" that needs only " + strings.Join(names, ", ") + ", " + until + "; not its subagents' leases"
 	var out []string
 	for _, l := range wrapWords("", s, inner) {

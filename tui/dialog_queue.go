@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"github.com/leasedeck/leasedeck/registry/record"
+
 	"fmt"
 	"sort"
 	"strings"
@@ -318,7 +320,7 @@ func (v queueView) row(r queueRow, selected bool, agentW, inner int) string {
 		what = "runs " + strings.Join(r.req.Call.Programs, ", ") + " · " + what
 	}
 	s := fmt.Sprintf("%s%s%-6s %-7s %s %-8s %-9s %s", cur, mark, age, left, fit(clean(r.agent), agentW),
-		shortID(r.req.LeaseID), fit(clean(r.req.Tool), 9), clean(what))
+		record.ShortID(r.req.LeaseID), fit(clean(r.req.Tool), 9), clean(what))
 	s = fit(s, inner)
 	if selected {
 		return t.Selected.Render(s)

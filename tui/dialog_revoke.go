@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"github.com/leasedeck/leasedeck/registry/record"
+
 	"fmt"
 	"strings"
 
@@ -26,7 +28,7 @@ func (m *model) startRevoke() tea.Cmd {
 		return m.setFlash("no lease selected", true)
 	}
 	if !l.Open(m.now) {
-		return m.setFlash(fmt.Sprintf("lease %s is %s: nothing to revoke", shortID(id), displayStatus(m.deck.St, l, m.now)), true)
+		return m.setFlash(fmt.Sprintf("lease %s is %s: nothing to revoke", record.ShortID(id), displayStatus(m.deck.St, l, m.now)), true)
 	}
 	m.overlay = revokeOverlay
 	m.rev = revokeState{id: id, cascade: len(m.deck.LiveSubtree(id, m.now))}
@@ -65,7 +67,7 @@ func (m *model) revokeKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *model) revokeCardFor() revokeCard {
-	c := revokeCard{t: m.theme, Lease: shortID(m.rev.id), Cascade: m.rev.cascade, Reason: m.rev.reason, Sending: m.rev.sending, Err: m.rev.err}
+	c := revokeCard{t: m.theme, Lease: record.ShortID(m.rev.id), Cascade: m.rev.cascade, Reason: m.rev.reason, Sending: m.rev.sending, Err: m.rev.err}
 	if l := m.deck.St.Leases[m.rev.id]; l != nil {
 		c.Agent, c.Purpose = l.Agent().Name, l.Purpose()
 	}

@@ -28,7 +28,7 @@ func feedLine(t *theme, e entry, loc *time.Location, width int) string {
 	if at, err := time.Parse(time.RFC3339Nano, l.When()); err == nil {
 		ts = at.In(loc).Format("15:04:05")
 	}
-	id := shortID(l.LeaseID())
+	id := record.ShortID(l.LeaseID())
 	if id == "" {
 		id = "-"
 	}
@@ -110,7 +110,7 @@ func leaseRecordText(r *record.Lease) string {
 			s += " · " + purpose
 		}
 		if sl.ParentLeaseID != "" {
-			s += " (under " + shortID(sl.ParentLeaseID) + ")"
+			s += " (under " + record.ShortID(sl.ParentLeaseID) + ")"
 		}
 		return s
 	case record.Refused:
@@ -119,7 +119,7 @@ func leaseRecordText(r *record.Lease) string {
 		}
 		return strings.Join(r.Reasons, ",")
 	case record.Revoked:
-		return "by " + shortID(r.By) + ": " + r.Reason
+		return "by " + record.ShortID(r.By) + ": " + r.Reason
 	}
 	return r.Reason
 }

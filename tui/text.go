@@ -76,17 +76,6 @@ func figure(v *float64) float64 {
 	return *v
 }
 
-// shortID is the first block of a UUID, as git shows short hashes.
-func shortID(id string) string {
-	if i := strings.IndexByte(id, '-'); i > 0 && i <= 12 {
-		return id[:i]
-	}
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
-
 // fmtNum prints a budget figure compactly: 1234 → 1234, 18300 → 18.3k.
 func fmtNum(f float64) string {
 	switch {

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"github.com/leasedeck/leasedeck/registry/record"
+
 	"fmt"
 	"strings"
 	"time"
@@ -286,7 +288,7 @@ func (m *model) detailLines(w int) []string {
 	}
 	if m.lay.detH < 12 {
 		// A short pane: one line of who, the rest for the tab.
-		head = []string{fit(t.bold(t.Text).Render(clean(a.Name))+t.Muted.Render(" · "+shortID(l.ID)+" · "+clean(l.Purpose())), w)}
+		head = []string{fit(t.bold(t.Text).Render(clean(a.Name))+t.Muted.Render(" · "+record.ShortID(l.ID)+" · "+clean(l.Purpose())), w)}
 	}
 	if cv, ok := computeClosed(m.deck, l, m.now); ok {
 		head = append(head, renderClosed(t, cv, m.loc, m.now, w)...)
