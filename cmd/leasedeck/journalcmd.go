@@ -58,10 +58,16 @@ func journalUsage(w io.Writer) {
 
 // journalDir resolves the DIR argument and checks that it is a directory,
 // so that a typo gives "no journal at …" rather than an empty success.
-func journalDir(pos []string, sub string, e *env) (string, bool) {
+// Without DIR the workspace is found as every other subcommand finds it
+// (--workspace, $LEASEDECK_WORKSPACE, the nearest .leasedeck/ upward).
+func journalDir(pos []string, sub, wsFlag string, e *env) (string, bool) {
 	dir := defaultJournalDir
 	if len(pos) == 1 {
 		dir = pos[0]
+	} else if w, ok := findWorkspace(wsFlag, e); ok {
+		dir = w.JournalDir()
+	} else {
+		return "", false
 	}
 	st, err := os.Stat(dir)
 	switch {
@@ -81,12 +87,13 @@ func journalDir(pos []string, sub string, e *env) (string, bool) {
 func runJournalVerify(args []string, e *env) int {
 	fs := flag.NewFlagSet("journal verify", flag.ContinueOnError)
 	pubText := fs.String("pubkey", "", "prove the journal with the checkpoints' public key alone (ed25519:<hex>, as 'journal pubkey' prints it): no HMAC key, no state directory")
+	ws := workspaceFlag(fs)
 	pos, ok := parseFlags(fs, args, e)
 	if !ok || len(pos) > 1 {
 		fmt.Fprintln(e.stderr, "usage: leasedeck journal verify [--pubkey KEY] [DIR]")
 		return exitUsage
 	}
-	dir, ok := journalDir(pos, "verify", e)
+	dir, ok := journalDir(pos, "verify", *ws, e)
 	if !ok {
 		return exitInvalid
 	}
@@ -199,12 +206,13 @@ func printVerifyReport(dir string, r journal.Report, e *env) int {
 // key: what a third party needs for 'journal verify --pubkey'.
 func runJournalPubkey(args []string, e *env) int {
 	flags := flag.NewFlagSet("journal pubkey", flag.ContinueOnError)
+	ws := workspaceFlag(flags)
 	pos, ok := parseFlags(flags, args, e)
 	if !ok || len(pos) > 1 {
 		fmt.Fprintln(e.stderr, "usage: leasedeck journal pubkey [DIR]")
 		return exitUsage
 	}
-	dir, ok := journalDir(pos, "pubkey", e)
+	dir, ok := journalDir(pos, "pubkey", *ws, e)
 	if !ok {
 		return exitInvalid
 	}
@@ -261,12 +269,13 @@ func runJournalTail(args []string, e *env) int {
 	fs.BoolVar(follow, "f", false, "short for --follow")
 	asJSON := fs.Bool("json", false, "print the raw journal lines")
 	n := fs.Int("n", 20, "print the last N records of both files, merged by time (0: all)")
+	ws := workspaceFlag(fs)
 	pos, ok := parseFlags(fs, args, e)
 	if !ok || len(pos) > 1 || *n < 0 {
 		fmt.Fprintln(e.stderr, "usage: leasedeck journal tail [--follow] [--json] [-n N] [DIR]")
 		return exitUsage
 	}
-	dir, ok := journalDir(pos, "tail", e)
+	dir, ok := journalDir(pos, "tail", *ws, e)
 	if !ok {
 		return exitInvalid
 	}
