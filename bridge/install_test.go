@@ -390,3 +390,39 @@ func TestCodexConfig(t *testing.T) {
 		t.Errorf("dotted key not recognised:\n%s", res.Bytes)
 	}
 }
+
+// An install from before hooks were pinned to their workspace is replaced,
+// not left running beside the pinned one.
+func TestInstallReplacesTheUnpinnedForm(t *testing.T) {
+	for _, client := range Clients() {
+		old := installOpts(client)
+		first, err := Install(client, nil, old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pinned := old
+		pinned.Command = old.Command + " --workspace /src/shop"
+		pinned.Replaces = []string{old.Command}
+		res, err := Install(client, first.Bytes, pinned)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Updated) == 0 || len(res.Added) != 0 {
+			t.Errorf("%s: added %v, updated %v", client, res.Added, res.Updated)
+		}
+		if left := handlers(t, client, res.Bytes, old.Command); len(left) != 0 {
+			t.Errorf("%s: unpinned handlers left: %v", client, left)
+		}
+		a, _ := AdapterFor(client)
+		hs := handlers(t, client, res.Bytes, pinned.Command)
+		for _, spec := range a.Events() {
+			if !spec.Optional && len(hs[spec.Native]) != 1 {
+				t.Errorf("%s %s: %d pinned handlers", client, spec.Native, len(hs[spec.Native]))
+			}
+		}
+		again, _ := Install(client, res.Bytes, pinned)
+		if again.Changed {
+			t.Errorf("%s: a second pinned install changed the file", client)
+		}
+	}
+}

@@ -26,8 +26,12 @@ type Caller interface {
 
 // ProcessOptions carries what the bridge knows beside the request.
 type ProcessOptions struct {
-	// Mode is the workspace's enforcement mode: "enforce" or "observe".
+	// Mode is the enforcement mode the registry answered with: "enforce"
+	// or "observe" (never read from a file an agent can write).
 	Mode string
+	// Context bounds the whole exchange (the hook's deadline, below the
+	// client's own hook timeout); nil: no bound but the connection's.
+	Context context.Context
 	// Manifest returns the declared manifest for a client's new session
 	// lease (agents/<runtime_agent>.json).
 	Manifest func(runtimeAgent string) (any, error)
@@ -95,7 +99,7 @@ func integrationMode(req Request, mode string) string {
 func Process(c Caller, req Request, opts ProcessOptions) Response {
 	resp := Response{Op: string(req.Op), SchemaVersion: SchemaVersion, IntegrationMode: integrationMode(req, opts.Mode)}
 	resp.CertificationStrength = resp.IntegrationMode
-	p := &process{ctx: context.Background(), c: c, req: req, opts: opts, resp: resp}
+	p := &process{ctx: opts.ctx(), c: c, req: req, opts: opts, resp: resp}
 	if opts.Capabilities != nil && req.Session != "" {
 		// Subagents act with their client session's capability.
 		c.SetCapability(opts.Capabilities.Load(req.Session))
@@ -116,6 +120,13 @@ func Process(c Caller, req Request, opts ProcessOptions) Response {
 		return p.finalize()
 	}
 	return p.fail(fmt.Errorf("unknown op %q", req.Op))
+}
+
+func (o ProcessOptions) ctx() context.Context {
+	if o.Context != nil {
+		return o.Context
+	}
+	return context.Background()
 }
 
 // process is one lifecycle request on its way through the registry.
@@ -142,7 +153,9 @@ func (p *process) fail(err error) Response {
 		if re != nil && re.Code == wire.Closed {
 			resp.Decision, resp.Reason = DecisionBlock, msg // the session's lease cannot act any more
 		}
-		if p.opts.Mode == "observe" {
+		// Observe mode lets a call run when the registry answered with an
+		// error; no answer at all is a deny in every mode.
+		if p.opts.Mode == "observe" && re != nil {
 			resp.Decision, resp.Warnings = DecisionAllow, []string{"observe mode: " + msg}
 		}
 		return resp
@@ -375,7 +388,7 @@ func admit(c Caller, req Request, opts ProcessOptions, resume bool) (wire.AdmitR
 }
 
 func admitWith(c Caller, req Request, opts ProcessOptions, resume, noTurn bool) (wire.AdmitResult, error) {
-	ctx := context.Background()
+	ctx := opts.ctx()
 	session, parent, name := sessionKeys(req)
 	if session == "" {
 		return wire.AdmitResult{}, errors.New("the request names no client session")

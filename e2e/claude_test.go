@@ -66,7 +66,7 @@ func TestClaudeCode(t *testing.T) {
 	recorder := e.plantRecorder("claude-code") // the user's own hooks, which install must keep
 	note := e.install("claude-code")
 	settings, err := os.ReadFile(e.path(".claude/settings.json"))
-	if err != nil || !strings.Contains(string(settings), binary+" hook claude-code --timeout") {
+	if err != nil || !strings.Contains(string(settings), binary+" hook claude-code --workspace "+e.ws+" --timeout") {
 		t.Fatalf("leasedeck install did not write the hooks: %v\n%s\n%s", err, settings, note)
 	}
 	if !strings.Contains(string(settings), jsonString(recorder)) {

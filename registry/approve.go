@@ -13,7 +13,7 @@ import (
 // ask files an approval request, waits for the decision and answers.
 func (s *Service) ask(ctx context.Context, req GateRequest, res GateResult) GateAnswer {
 	now := s.Now()
-	wait := s.cfg.ApprovalTimeout
+	wait := s.approvalTimeout()
 	if req.MaxWait > 0 && req.MaxWait < wait {
 		wait = req.MaxWait
 	}

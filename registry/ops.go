@@ -81,6 +81,8 @@ var opTable = []opSpec{
 	op(wire.OpRunEnd, wire.Operator, "record the end of the run under `lease_id` (`exit_code`, `stopped`, `reason`); closes its ticket and completes its lease", nil, (*Handler).opRunEnd),
 	op(wire.OpEgress, wire.Operator, "journal one egress connection of the run under `lease_id` (`phase`, `host`, `port`, `allowed`, `reason`, bytes)", nil, (*Handler).opEgress),
 	op(wire.OpDecide, wire.Operator, "approve or deny a pending approval (`outcome`, `scope` once or lease, `reason`)", nil, (*Handler).opDecide),
+	op(wire.OpHello, wire.ReadOnly, "prove this is the workspace's registry: an HMAC of `nonce` under the handshake secret, with its pid and the enforcement mode and approval timeout in force", nil, (*Handler).opHello),
+	op(wire.OpPolicyReload, wire.Operator, "read `policy.json` and `agents/*.json` again and put them in force (journaled with their hashes); a bad file leaves the policy in force", nil, (*Handler).opPolicyReload),
 }
 
 // The binders: what each session op's message touches.

@@ -33,6 +33,15 @@ type Config struct {
 	MaxPendingApprovals int
 	SessionID           string           // issuer_session_id; default: a fresh id per start
 	Now                 func() time.Time // default time.Now
+	// Policy, when set, is the whole policy (root, timeouts, mode, the
+	// agents' manifests, hashes) and overrides Root and the timeouts; its
+	// load is journaled at start (see policy.go).
+	Policy *Policy
+	// PolicySource reads the policy again, for an operator's reload.
+	PolicySource func() (Policy, error)
+	// HandshakeKey is the secret the registry proves itself with to a
+	// hook (see Hello).
+	HandshakeKey []byte
 }
 
 // Service is the long-running registry: the only thing that issues
@@ -65,6 +74,7 @@ type Service struct {
 	sweepAt  time.Time     // when the sleeping sweeper wakes (zero: never); under mu
 	closeErr error
 	once     sync.Once
+	policyAt time.Time // when the policy in force was loaded; under mu
 }
 
 // Errors a caller can tell apart (the socket maps them to codes).
@@ -80,6 +90,12 @@ var (
 func Open(cfg Config) (*Service, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Policy != nil {
+		if err := cfg.Policy.check(); err != nil {
+			return nil, err
+		}
+		cfg.startPolicy()
 	}
 	if cfg.SessionID == "" {
 		cfg.SessionID = "leasedeck-" + NewLeaseID()[:8]
@@ -133,6 +149,8 @@ func Open(cfg Config) (*Service, error) {
 	}
 	if s.Health() == nil {
 		s.appendAudit(record.NewAudit(EventRegistryStarted, cfg.Now(), "registry started", record.Details{IssuerSession: cfg.SessionID}))
+		s.journalPolicy(cfg.Policy, "start")
+		s.policyAt = cfg.Now()
 		s.expireOrphans()
 		s.sweep()
 	}

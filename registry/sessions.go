@@ -230,9 +230,9 @@ func (s *Service) admitLookup(req AdmitRequest, now time.Time) (ad admitting, ea
 // issueSessionLease issues a new session's lease from the declared
 // manifest, under the parent session's lease for a subagent.
 func (s *Service) issueSessionLease(req AdmitRequest, parentLease string) (IssueResult, *AdmitResult, error) {
-	m, ok := req.Manifest.(map[string]any)
-	if !ok {
-		return IssueResult{}, nil, fmt.Errorf("%w: the session has no lease and no declared manifest came with the request (client %s)", ErrNeedsManifest, req.Client)
+	m, err := s.declaredFor(req.Client, req.Manifest)
+	if err != nil {
+		return IssueResult{}, nil, err
 	}
 	res, err := s.Issue(withAgentName(m, req.AgentName), parentLease)
 	if err != nil {

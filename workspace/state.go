@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -114,7 +115,13 @@ func ShortSocketDir() string {
 	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) && len(x) <= 64 {
 		return filepath.Join(filepath.Clean(x), "leasedeck")
 	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("leasedeck-%d", os.Geteuid()))
+	// Not $TMPDIR on Unix: `leasedeck run` gives its tree a private one,
+	// and the tree's hooks must find the socket the registry made.
+	tmp := "/tmp"
+	if runtime.GOOS == "windows" {
+		tmp = os.TempDir()
+	}
+	return filepath.Join(tmp, fmt.Sprintf("leasedeck-%d", os.Geteuid()))
 }
 
 // maxSocketPath is the shortest sun_path limit of the supported systems

@@ -344,28 +344,3 @@ func randomHex() (string, error) {
 	}
 	return hex.EncodeToString(b), nil
 }
-
-// LoadBridgeSettings reads only what a hook process needs from
-// policy.json — the enforcement mode and the approval timeout — without
-// validating the root policy (the registry did that at start; a hook runs
-// on every tool call and must stay fast). Unreadable values fall back to
-// the safe defaults: enforce, and the default approval timeout.
-func (w Workspace) LoadBridgeSettings() Settings {
-	s := Settings{Mode: "enforce", ApprovalTimeout: ApprovalTimeoutMs * time.Millisecond, DefaultLifetime: DefaultLifetimeMs * time.Millisecond}
-	b, err := os.ReadFile(w.PolicyPath())
-	if err != nil {
-		return s
-	}
-	v, err := schemas.ParseJSON(b)
-	obj, ok := v.(map[string]any)
-	if err != nil || !ok {
-		return s
-	}
-	if m, _ := obj["mode"].(string); m == "observe" {
-		s.Mode = m
-	}
-	if n, ok := positiveInt(obj["approval_timeout_ms"]); ok {
-		s.ApprovalTimeout = time.Duration(n) * time.Millisecond
-	}
-	return s
-}

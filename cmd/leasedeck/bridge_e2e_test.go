@@ -42,7 +42,7 @@ func (w *wsEnv) payload(client, name string, edit func(m map[string]any)) string
 
 func (w *wsEnv) hook(client, stdin string) result {
 	w.t.Helper()
-	return w.run(stdin, "hook", client, "--timeout", "8")
+	return w.run(stdin, "hook", client, "--workspace", w.dir, "--timeout", "8")
 }
 
 // Every recorded payload of every client, through the real binary against
@@ -139,7 +139,7 @@ func TestBridgeBadInput(t *testing.T) {
 		{big, 0, `"decision"`},
 	}
 	for _, c := range cases {
-		r := w.run(c.stdin, "bridge")
+		r := w.run(c.stdin, "bridge", "--workspace", w.dir)
 		if r.code != c.code || !strings.Contains(r.stdout, c.want) {
 			t.Errorf("bridge %.50q: exit %d (want %d): %s %s", c.stdin, r.code, c.code, r.stdout, r.stderr)
 		}
@@ -195,7 +195,7 @@ func TestClaudeSessionReplay(t *testing.T) {
 	// A call needing a human, approved from another process while the hook waits.
 	done := make(chan result, 1)
 	go func() {
-		done <- w.run(tool("PreToolUse", "Bash", map[string]any{"command": "rm -rf build"}), "hook", "claude-code", "--timeout", "30")
+		done <- w.run(tool("PreToolUse", "Bash", map[string]any{"command": "rm -rf build"}), "hook", "claude-code", "--workspace", w.dir, "--timeout", "30")
 	}()
 	var pending []registry.ApprovalView
 	for i := 0; i < 200 && len(pending) == 0; i++ {
@@ -232,7 +232,7 @@ func TestClaudeSessionReplay(t *testing.T) {
 	step("SubagentStop", w.payload("claude-code", "SubagentStop", sub), "")
 
 	// Usage with an accurate source, through the lifecycle bridge.
-	if r := w.run(`{"op":"telemetry","admission_id":"","session":"`+session+`","client":"claude-code","input_tokens":1200,"output_tokens":300,"cost_amount":0.02,"cost_currency":"USD","cost_source":"provider_reported"}`, "bridge"); r.code != 0 || !strings.Contains(r.stdout, `"recorded"`) {
+	if r := w.run(`{"op":"telemetry","admission_id":"","session":"`+session+`","client":"claude-code","input_tokens":1200,"output_tokens":300,"cost_amount":0.02,"cost_currency":"USD","cost_source":"provider_reported"}`, "bridge", "--workspace", w.dir); r.code != 0 || !strings.Contains(r.stdout, `"recorded"`) {
 		t.Fatalf("telemetry: %+v", r)
 	}
 	step("Stop", w.payload("claude-code", "Stop", set), "")
@@ -312,7 +312,7 @@ func benchHook(b *testing.B, parallel int) {
 	}
 	raw, _ := os.ReadFile(filepath.Join(payloadDir, "claude-code", "PreToolUse.json"))
 	stdin := strings.ReplaceAll(string(raw), "/home/u/proj", dir)
-	run(stdin, "hook", "claude-code") // the session's lease is issued once
+	run(stdin, "hook", "claude-code", "--workspace", dir) // the session's lease is issued once
 	var mu sync.Mutex
 	var lat []time.Duration
 	b.ResetTimer()
@@ -323,7 +323,7 @@ func benchHook(b *testing.B, parallel int) {
 			go func() {
 				defer wg.Done()
 				start := time.Now()
-				cmd := exec.Command(binary, "hook", "claude-code")
+				cmd := exec.Command(binary, "hook", "claude-code", "--workspace", dir)
 				cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader(stdin)
 				out, err := cmd.Output()
 				if err != nil || !strings.Contains(string(out), `"allow"`) {
@@ -352,7 +352,7 @@ func TestInstallThroughBinary(t *testing.T) {
 	os.WriteFile(settings, []byte(user), 0o644)
 
 	dry := w.run("", "install", "claude-code", "--dry-run", "--command", binary)
-	if dry.code != 0 || !strings.Contains(dry.stdout, "my-own-check") || !strings.Contains(dry.stdout, "hook claude-code --timeout") {
+	if dry.code != 0 || !strings.Contains(dry.stdout, "my-own-check") || !strings.Contains(dry.stdout, "hook claude-code --workspace "+w.dir+" --timeout") || !strings.Contains(dry.stdout, `"onFailure": "block"`) {
 		t.Fatalf("dry run: %+v", dry)
 	}
 	if b, _ := os.ReadFile(settings); string(b) != user {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/leasedeck/leasedeck/bridge"
 	"github.com/leasedeck/leasedeck/durable"
-	"github.com/leasedeck/leasedeck/registry/wire"
 	"github.com/leasedeck/leasedeck/workspace"
 )
 
@@ -23,62 +23,6 @@ import (
 // file read); they are digested, never stored, but must be read whole to
 // be hashed.
 const maxHookInput = 64 << 20
-
-// bridgeTarget is what a bridge invocation talks to: the registry client,
-// the workspace's mode, and its agents' manifests.
-type bridgeTarget struct {
-	client   *wire.Client
-	mode     string
-	settings workspace.Settings
-	ws       workspace.Workspace
-	why      string // why there is no client
-}
-
-func (t *bridgeTarget) options(maxWait time.Duration) bridge.ProcessOptions {
-	var caps bridge.Capabilities = bridge.CapabilityFiles{Dir: t.ws.CapabilityDir()}
-	if os.Getenv(wire.RunTicketEnv) != "" {
-		// Inside a confined run the run ticket is the tree's capability,
-		// and the state directory is hidden from the tree.
-		caps = nil
-	}
-	return bridge.ProcessOptions{
-		Mode:    t.mode,
-		MaxWait: maxWait,
-		Manifest: func(agent string) (any, error) {
-			return t.ws.LoadAgent(agent)
-		},
-		Capabilities: caps,
-	}
-}
-
-// connect finds the workspace from the candidate directories and dials
-// its registry. No workspace or no registry leaves client nil with why.
-func connect(flagValue string, dirs ...string) *bridgeTarget {
-	t := &bridgeTarget{mode: "enforce"}
-	var err error
-	for _, d := range append(dirs, ".") {
-		if d == "" {
-			continue
-		}
-		if t.ws, err = workspace.Find(flagValue, d); err == nil {
-			break
-		}
-	}
-	if err != nil {
-		t.why = err.Error()
-		return t
-	}
-	t.settings = t.ws.LoadBridgeSettings()
-	t.mode = t.settings.Mode
-	c, err := wire.Dial(t.ws.SocketPath(), 2*time.Second)
-	if err != nil {
-		t.why = fmt.Sprintf("no registry is running in %s", t.ws.Root)
-		return t
-	}
-	c.SetRunTicket(os.Getenv(wire.RunTicketEnv))
-	t.client = c
-	return t
-}
 
 func readAllLimited(r io.Reader, limit int64) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
@@ -123,17 +67,23 @@ func runBridge(args []string, e *env) int {
 	if err != nil {
 		return write(bridge.ErrorResponse(string(req.Op), err.Error()), exitInvalid)
 	}
-	t := connect(*ws, req.Project)
+	// The whole exchange ends before a client using the default hook
+	// timeout for this wait would give up.
+	limit := bridge.HookTimeoutFor(*wait)
+	if *wait <= 0 {
+		limit = bridge.HookTimeoutFor(workspace.ApprovalTimeoutMs * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	t := connectPinned(ctx, *ws)
 	if t.client == nil {
-		r := bridge.Unreachable(t.mode, &bridge.Event{Op: req.Op, Gate: req.Op == bridge.OpPreTool})
-		r.Reason = t.why + "; " + r.Reason
-		return write(r, exitUnreachable)
+		return write(unanswered(&bridge.Event{Op: req.Op, Gate: req.Op == bridge.OpPreTool}, t.why), exitUnreachable)
 	}
 	defer t.client.Close()
 	if *wait <= 0 {
-		*wait = t.settings.ApprovalTimeout
+		*wait = t.approvalTimeout()
 	}
-	return write(bridge.Process(t.client, req, t.options(*wait)), exitOK)
+	return write(bridge.Process(t.client, req, t.options(ctx, *wait)), exitOK)
 }
 
 // runHook: leasedeck hook CLIENT [--timeout SECONDS] — a client's native
@@ -168,29 +118,31 @@ func runHook(args []string, e *env) int {
 		err = rerr
 	}
 	if err != nil {
-		// Tell the client in its own form; a gate fails closed.
-		mode := connect(*ws, os.Getenv("CLAUDE_PROJECT_DIR"), os.Getenv("GEMINI_PROJECT_DIR")).mode
+		// Tell the client in its own form; a gate fails closed (nothing
+		// was asked of the registry, so there is no mode but enforce).
 		if ev == nil {
 			ev = &bridge.Event{Client: a.Name()}
 		}
-		return emit(bridge.Render(a, ev, bridge.FailVerdict(mode, ev, "leasedeck could not read the hook payload: "+err.Error())))
+		return emit(bridge.Render(a, ev, bridge.FailVerdict("enforce", ev, "leasedeck could not read the hook payload: "+err.Error())))
 	}
 	if ev.Op == bridge.OpNone {
 		return emit(bridge.Render(a, ev, bridge.Verdict{Kind: bridge.NoOpinion}))
 	}
-	t := connect(*ws, os.Getenv("CLAUDE_PROJECT_DIR"), os.Getenv("GEMINI_PROJECT_DIR"), ev.Cwd)
+	configured := time.Duration(*timeout) * time.Second
+	deadline := hookDeadline(a, ev.Native, configured)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	t := connectPinned(ctx, *ws)
 	if t.client == nil {
-		r := bridge.Unreachable(t.mode, ev)
-		r.Reason = t.why + "; " + r.Reason
-		return emit(bridge.Render(a, ev, bridge.VerdictFor(ev, r)))
+		return emit(bridge.Render(a, ev, bridge.VerdictFor(ev, unanswered(ev, t.why))))
 	}
 	defer t.client.Close()
 	req, err := ev.Request("")
 	if err != nil {
-		return emit(bridge.Render(a, ev, bridge.FailVerdict(t.mode, ev, err.Error())))
+		return emit(bridge.Render(a, ev, bridge.FailVerdict(t.mode(), ev, err.Error())))
 	}
-	wait := bridge.ApprovalWait(a, ev.Native, time.Duration(*timeout)*time.Second, t.settings.ApprovalTimeout)
-	resp := bridge.Process(t.client, req, t.options(wait))
+	wait := approvalBudget(a, ev.Native, configured, t, deadline)
+	resp := bridge.Process(t.client, req, t.options(ctx, wait))
 	return emit(bridge.Render(a, ev, bridge.VerdictFor(ev, resp)))
 }
 
@@ -201,7 +153,7 @@ func runInstall(args []string, e *env) int {
 	scope := fs.String("scope", "project", "project (this workspace's settings) or user (your home's)")
 	dry := fs.Bool("dry-run", false, "print the merged configuration instead of writing it")
 	command := fs.String("command", "", "the leasedeck executable the hooks run (default: leasedeck on PATH, else this binary)")
-	failClosed := fs.Bool("fail-closed", false, "Claude Code only: add onFailure=block so a hook that cannot run blocks the call (v2.1.295+)")
+	failClosed := fs.Bool("fail-closed", true, "Claude Code only: add onFailure=block so a hook that cannot run blocks the call (v2.1.295+; --fail-closed=false for an older one)")
 	optional := fs.Bool("optional", false, "also install optional events (Gemini CLI AfterModel telemetry)")
 	pos, ok := parseFlags(fs, args, e)
 	if !ok || len(pos) != 1 {
@@ -243,13 +195,16 @@ func runInstall(args []string, e *env) int {
 	}
 	fmt.Fprintf(e.stderr, "the hooks will run %s\n", exe)
 	timeout := bridge.HookTimeoutFor(settings.ApprovalTimeout)
-	cmdline := fmt.Sprintf("%s hook %s --timeout %d", shellQuote(exe), a.Name(), int(timeout/time.Second))
+	// The hook is pinned to this workspace: it never looks for one from
+	// the directory a call runs in, which the agent chooses.
+	unpinned := fmt.Sprintf("%s hook %s --timeout %d", shellQuote(exe), a.Name(), int(timeout/time.Second))
+	cmdline := fmt.Sprintf("%s hook %s --workspace %s --timeout %d", shellQuote(exe), a.Name(), shellQuote(w.Root), int(timeout/time.Second))
 	existing, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		e.errorf("cannot read %s: %v", path, err)
 		return exitInvalid
 	}
-	res, err := bridge.Install(a.Name(), existing, bridge.InstallOptions{Command: cmdline, ApprovalTimeout: settings.ApprovalTimeout,
+	res, err := bridge.Install(a.Name(), existing, bridge.InstallOptions{Command: cmdline, Replaces: []string{unpinned}, ApprovalTimeout: settings.ApprovalTimeout,
 		Timeout: timeout, FailClosed: *failClosed, Optional: *optional})
 	if err != nil {
 		e.errorf("%s: %v", path, err)

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/leasedeck/leasedeck/handshake"
 	"github.com/leasedeck/leasedeck/journal"
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/registry/wire"
@@ -103,7 +104,7 @@ func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Se
 		e.errorf("%v", err)
 		return nil, workspace.Settings{}, "", exitInvalid
 	}
-	settings, err := w.LoadSettings()
+	policy, settings, err := loadPolicy(w)
 	if err != nil {
 		e.errorf("policy refused: %v", err)
 		return nil, settings, "", exitInvalid
@@ -118,14 +119,15 @@ func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Se
 		e.errorf("operator token: %v", err)
 		return nil, settings, "", exitInvalid
 	}
-	if _, err := w.EnsureHandshakeKey(); err != nil {
+	hsKey, err := w.EnsureHandshakeKey()
+	if err != nil {
 		e.errorf("handshake secret: %v", err)
 		return nil, settings, "", exitInvalid
 	}
 	svc, err := registry.Open(registry.Config{
 		Workspace: w.Root, JournalDir: w.JournalDir(), LockPath: w.LockPath(), Key: key,
 		HeadPath: w.HeadPath(), CheckpointKeyPath: w.CheckpointKeyPath(),
-		Root: settings.Root, DefaultLifetime: settings.DefaultLifetime, ApprovalTimeout: settings.ApprovalTimeout, Calls: settings.Calls,
+		Policy: &policy, PolicySource: func() (registry.Policy, error) { return registryPolicy(w) }, HandshakeKey: hsKey,
 		MaxPendingApprovals: settings.MaxPendingApprovals,
 	})
 	if err != nil {
@@ -202,7 +204,12 @@ func dialWorkspace(flagValue string, e *env) (*wire.Client, workspace.Workspace,
 	if !ok {
 		return nil, w, exitInvalid
 	}
-	c, err := wire.Dial(w.SocketPath(), 2*time.Second)
+	c, err := dialVerified(w, 5*time.Second)
+	var squat *handshake.SquatterError
+	if errors.As(err, &squat) {
+		e.errorf("%v; nothing was sent to it", err)
+		return nil, w, exitUnreachable
+	}
 	if err != nil {
 		e.errorf("no registry is running in %s (%v); start one with 'leasedeck serve' or 'leasedeck'", w.Root, err)
 		return nil, w, exitUnreachable

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/handshake"
+	"github.com/leasedeck/leasedeck/registry/wire"
+	"github.com/leasedeck/leasedeck/workspace"
+)
+
+// restartGrace is how long a hook waits for a registry socket to appear
+// when no process holds the registry lock (a registry about to be
+// restarted); while one holds it (a registry replaying its journal), the
+// hook waits up to its deadline.
+const restartGrace = 2 * time.Second
+
+// bridgeTarget is what a hook or bridge invocation talks to: a connection
+// to the pinned workspace's registry, verified (package handshake), and
+// what the registry answered about the policy in force. Nothing in it
+// comes from a file an agent can write.
+type bridgeTarget struct {
+	client *wire.Client
+	ws     workspace.Workspace
+	hello  handshake.Answer
+	why    string // why there is no client
+}
+
+// mode is the enforcement mode the registry answered with. Without an
+// answer there is no mode but enforce: an absent registry is never
+// "observe".
+func (t *bridgeTarget) mode() string {
+	if t.client != nil && t.hello.Mode == "observe" {
+		return "observe"
+	}
+	return "enforce"
+}
+
+// approvalTimeout is the registry's approval timeout (0: unknown).
+func (t *bridgeTarget) approvalTimeout() time.Duration {
+	return time.Duration(t.hello.ApprovalTimeoutMs) * time.Millisecond
+}
+
+func (t *bridgeTarget) options(ctx context.Context, maxWait time.Duration) bridge.ProcessOptions {
+	// No manifest from the workspace: the registry issues a session's
+	// lease from its own copy of agents/<client>.json.
+	var caps bridge.Capabilities = bridge.CapabilityFiles{Dir: t.ws.CapabilityDir()}
+	if os.Getenv(wire.RunTicketEnv) != "" {
+		// Inside a confined run the run ticket is the tree's capability,
+		// and the state directory is hidden from the tree.
+		caps = nil
+	}
+	return bridge.ProcessOptions{Mode: t.mode(), MaxWait: maxWait, Context: ctx, Capabilities: caps}
+}
+
+// pinnedWorkspace is the workspace a hook is bound to: --workspace (which
+// install writes into the hook command) or $LEASEDECK_WORKSPACE — both
+// set by the human, in the client's configuration or environment. It is
+// never looked for from a directory, which the agent chooses (a planted
+// src/.leasedeck/ and a call whose cwd is src).
+func pinnedWorkspace(flagValue string) (workspace.Workspace, error) {
+	if flagValue == "" && os.Getenv(workspace.EnvWorkspace) == "" {
+		return workspace.Workspace{}, errors.New("this hook is not pinned to a workspace (no --workspace, no $" + workspace.EnvWorkspace +
+			"); run 'leasedeck install' again in the workspace, which writes --workspace into the hook command")
+	}
+	return workspace.Find(flagValue, "")
+}
+
+// connectPinned dials the pinned workspace's registry and verifies it,
+// all before deadline. No workspace, no registry, or a process that is
+// not the registry leaves client nil with why.
+func connectPinned(ctx context.Context, flagValue string) *bridgeTarget {
+	t := &bridgeTarget{}
+	w, err := pinnedWorkspace(flagValue)
+	if err != nil {
+		t.why = err.Error()
+		return t
+	}
+	t.ws = w
+	key, err := w.LoadHandshakeKey()
+	if err != nil {
+		t.why = fmt.Sprintf("cannot check that the registry of %s is the real one: %v", w.Root, err)
+		return t
+	}
+	target := handshake.Target{Workspace: w.Root, Socket: w.SocketPath(), Lock: w.LockPath(), Key: key}
+	conn, hello, err := target.Dial(ctx, restartGrace)
+	var squat *handshake.SquatterError
+	switch {
+	case errors.As(err, &squat):
+		t.why = squat.Error()
+		return t
+	case err != nil:
+		t.why = fmt.Sprintf("no registry is running in %s (%v)", w.Root, err)
+		return t
+	}
+	t.hello = hello
+	t.client = wire.NewClient(conn)
+	// Under `leasedeck run`, the run's ticket makes this session a child
+	// of the run's lease.
+	t.client.SetRunTicket(os.Getenv(wire.RunTicketEnv))
+	if d, ok := ctx.Deadline(); ok {
+		t.client.SetDeadline(d)
+	}
+	return t
+}
+
+// hookDeadline is when a hook's whole exchange must be over: the
+// client's hook timeout (as configured, or the client's default) less
+// the same margin an approval wait keeps, so a hook that gets no answer
+// denies before the client gives up on it (and fails open).
+func hookDeadline(a bridge.Adapter, native string, configured time.Duration) time.Time {
+	return time.Now().Add(bridge.ApprovalWait(a, native, configured, 0))
+}
+
+// approvalBudget is how long a held call may wait for a human: the
+// registry's approval timeout, within what is left before deadline (less
+// a moment to answer).
+func approvalBudget(a bridge.Adapter, native string, configured time.Duration, t *bridgeTarget, deadline time.Time) time.Duration {
+	wait := bridge.ApprovalWait(a, native, configured, t.approvalTimeout())
+	if left := time.Until(deadline) - 500*time.Millisecond; left < wait {
+		wait = max(left, time.Millisecond)
+	}
+	return wait
+}
+
+// unanswered is the response when no registry answered (none is running,
+// it did not answer in time, or the process on the socket is not it): a
+// gate or a new turn is denied whatever mode the workspace is in, since
+// only the registry can say the workspace observes; anything else is an
+// error the client shows.
+func unanswered(ev *bridge.Event, why string) bridge.Response {
+	r := bridge.Unreachable("enforce", ev)
+	if r.Decision == bridge.DecisionDeny {
+		r.Reason = why + "; the leasedeck registry is not reachable, and without its answer the call is refused (in every enforcement mode); " + bridge.StartHint
+		return r
+	}
+	r.Reason = why + "; " + r.Reason
+	return r
+}

@@ -1,0 +1,54 @@
+package handshake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+)
+
+// Dial connects to the registry at t.Socket and verifies it (Verify),
+// all within ctx. While nothing listens on the socket it keeps trying: as
+// long as ctx allows when some process holds the registry lock (a
+// registry is starting: replaying its journal), and for at most grace when
+// none does or the OS cannot tell (a registry may be about to restart). A
+// squatter is final: no retry.
+func (t Target) Dial(ctx context.Context, grace time.Duration) (net.Conn, Answer, error) {
+	start := time.Now()
+	backoff := 10 * time.Millisecond
+	var last error
+	for {
+		var d net.Dialer
+		conn, err := d.DialContext(ctx, "unix", t.Socket)
+		if err == nil {
+			a, verr := t.Verify(ctx, conn)
+			if verr != nil {
+				conn.Close()
+				return nil, Answer{}, verr
+			}
+			return conn, a, nil
+		}
+		last = err
+		if ctx.Err() != nil {
+			break
+		}
+		if holders, herr := LockHolders(t.Lock); (herr != nil || len(holders) == 0) && time.Since(start) >= grace {
+			break
+		}
+		wait := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			return nil, Answer{}, fmt.Errorf("%w on %s within the hook's deadline: %v", ErrNoRegistry, t.Socket, last)
+		case <-wait.C:
+		}
+		if backoff < 200*time.Millisecond {
+			backoff *= 2
+		}
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil, Answer{}, fmt.Errorf("%w on %s within the hook's deadline: %v", ErrNoRegistry, t.Socket, last)
+	}
+	return nil, Answer{}, fmt.Errorf("%w on %s: %v", ErrNoRegistry, t.Socket, last)
+}

@@ -1,0 +1,175 @@
+// Package handshake lets a hook tell the workspace's real registry from a
+// process squatting its socket path. The agent runs as the same user as
+// the registry, so it can bind a socket wherever the registry's was (after
+// `serve` died, say) and answer "allow" to everything. Two checks, both
+// required where the OS supports them:
+//
+//   - the peer: the process at the other end of the socket (its kernel-
+//     reported credentials) must be this user's, and on Linux the process
+//     that holds the workspace's registry lock;
+//   - a challenge: the hook sends a fresh nonce and the registry answers
+//     with an HMAC of it (and of the workspace and its pid) under the
+//     handshake secret, which lives in the state directory the gate denies
+//     to every agent.
+//
+// A peer that fails either is a squatter: the hook denies, and says why.
+package handshake
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"time"
+)
+
+// Op is the socket op a registry answers the challenge on.
+const Op = "hello"
+
+// Answer is the registry's reply to a hello: who it is, the proof, and the
+// policy it governs by (the hook takes the enforcement mode and the
+// approval timeout from here, never from a file).
+type Answer struct {
+	Workspace         string `json:"workspace"`
+	PID               int    `json:"pid"`
+	Proof             string `json:"proof"`
+	Mode              string `json:"mode"`
+	PolicyHash        string `json:"policy_sha256,omitempty"`
+	ApprovalTimeoutMs int64  `json:"approval_timeout_ms,omitempty"`
+}
+
+// Proof is the registry's answer to nonce: HMAC-SHA256 under key over the
+// nonce, the workspace root and the registry's pid, so a proof cannot be
+// replayed for another nonce, workspace or process.
+func Proof(key []byte, nonce, workspace string, pid int) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("leasedeck hello v1\x00" + nonce + "\x00" + workspace + "\x00" + strconv.Itoa(pid)))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// NewNonce is a fresh 32-byte challenge, hex.
+func NewNonce() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// SquatterError says why the process on the socket is not believed.
+type SquatterError struct{ Why string }
+
+func (e *SquatterError) Error() string {
+	return "the process answering on the registry socket is not the workspace's registry (" + e.Why + "), so it is not believed"
+}
+
+// ErrNoRegistry means nothing answered on the socket in time.
+var ErrNoRegistry = errors.New("no registry answered")
+
+// Target is the registry a hook expects.
+type Target struct {
+	Workspace string // the workspace root the registry must name
+	Socket    string
+	Lock      string // the registry lock its process must hold (checked where the OS can tell)
+	Key       []byte // the handshake secret
+}
+
+// Check verifies a hello answer for nonce from the process pid.
+func (t Target) Check(a Answer, nonce string, peerPID int) error {
+	if a.Workspace != t.Workspace {
+		return &SquatterError{Why: fmt.Sprintf("it names workspace %q, not %q", a.Workspace, t.Workspace)}
+	}
+	if peerPID > 0 && a.PID != peerPID {
+		return &SquatterError{Why: fmt.Sprintf("it says it is pid %d but the socket's peer is pid %d", a.PID, peerPID)}
+	}
+	want := Proof(t.Key, nonce, t.Workspace, a.PID)
+	if !hmac.Equal([]byte(want), []byte(a.Proof)) {
+		return &SquatterError{Why: "it cannot prove it holds the workspace's handshake secret"}
+	}
+	if a.Mode != "enforce" && a.Mode != "observe" {
+		return &SquatterError{Why: fmt.Sprintf("it answers an unknown enforcement mode %q", a.Mode)}
+	}
+	return nil
+}
+
+// Verify checks the peer of conn and runs the challenge on it, within
+// ctx. It returns the registry's answer; conn stays open for the calls
+// that follow. A failed check is a *SquatterError; no answer in time
+// wraps ErrNoRegistry.
+func (t Target) Verify(ctx context.Context, conn net.Conn) (Answer, error) {
+	peer, err := checkPeer(conn, t.Lock)
+	if err != nil {
+		return Answer{}, err
+	}
+	nonce, err := NewNonce()
+	if err != nil {
+		return Answer{}, err
+	}
+	if d, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(d)
+		defer conn.SetDeadline(time.Time{})
+	}
+	msg, _ := json.Marshal(map[string]any{"id": 0, "op": Op, "nonce": nonce})
+	if _, err := conn.Write(append(msg, '\n')); err != nil {
+		return Answer{}, fmt.Errorf("%w: %v", ErrNoRegistry, err)
+	}
+	// Exactly one line is read, byte by byte, so nothing that follows is
+	// taken from the connection the caller goes on with.
+	line, err := readLine(conn, 64<<10)
+	if err != nil {
+		return Answer{}, fmt.Errorf("%w: no answer to the handshake: %v", ErrNoRegistry, err)
+	}
+	var resp struct {
+		OK     bool   `json:"ok"`
+		Result Answer `json:"result"`
+		Error  *struct {
+			Code, Message string
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return Answer{}, &SquatterError{Why: "its answer to the handshake is not the protocol's: " + err.Error()}
+	}
+	if !resp.OK {
+		why := "it refused the handshake"
+		if resp.Error != nil {
+			why += ": " + resp.Error.Message
+		}
+		return Answer{}, &SquatterError{Why: why}
+	}
+	if err := t.Check(resp.Result, nonce, peer); err != nil {
+		return Answer{}, err
+	}
+	return resp.Result, nil
+}
+
+// readLine reads exactly one line, a byte at a time, so nothing that
+// follows it is taken from the connection the caller goes on with (the
+// answer is a few hundred bytes).
+func readLine(c net.Conn, max int) ([]byte, error) {
+	var out []byte
+	var b [1]byte
+	for len(out) <= max {
+		n, err := c.Read(b[:])
+		if n == 1 {
+			if b[0] == '\n' {
+				return out, nil
+			}
+			out = append(out, b[0])
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("answer longer than %d bytes", max)
+}
+
+// myUID is this process's uid, for the peer check.
+var myUID = os.Geteuid()
