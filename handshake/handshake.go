@@ -79,6 +79,15 @@ type Target struct {
 	Socket    string
 	Lock      string // the registry lock its process must hold (checked where the OS can tell)
 	Key       []byte // the handshake secret
+	// PeerPID, when set, is the only process believed, on the kernel's
+	// word (SO_PEERCRED), and the answer's proof is not checked: for a
+	// caller that cannot read the secret but was told the registry's pid
+	// by a trusted parent that checked it (a hook inside a confined run,
+	// where the state directory is not writable, so nothing can bind the
+	// socket there). Only where the OS names a socket's peer; a peer
+	// outside the caller's pid namespace (reported as pid 0) is outside
+	// the run's tree, so it is believed too.
+	PeerPID int
 }
 
 // Check verifies a hello answer for nonce from the process pid.
@@ -89,8 +98,14 @@ func (t Target) Check(a Answer, nonce string, peerPID int) error {
 	if peerPID > 0 && a.PID != peerPID {
 		return &SquatterError{Why: fmt.Sprintf("it says it is pid %d but the socket's peer is pid %d", a.PID, peerPID)}
 	}
-	want := Proof(t.Key, nonce, t.Workspace, a.PID)
-	if !hmac.Equal([]byte(want), []byte(a.Proof)) {
+	switch {
+	case t.PeerPID > 0:
+		// 0: the peer is outside this process's pid namespace (a confined
+		// run's tree has its own), so it is not a process of the tree.
+		if peerPID != t.PeerPID && peerPID != 0 {
+			return &SquatterError{Why: fmt.Sprintf("the socket's peer is pid %d, not the registry (pid %d) this run checked", peerPID, t.PeerPID)}
+		}
+	case !hmac.Equal([]byte(Proof(t.Key, nonce, t.Workspace, a.PID)), []byte(a.Proof)):
 		return &SquatterError{Why: "it cannot prove it holds the workspace's handshake secret"}
 	}
 	if a.Mode != "enforce" && a.Mode != "observe" {
@@ -104,7 +119,13 @@ func (t Target) Check(a Answer, nonce string, peerPID int) error {
 // that follow. A failed check is a *SquatterError; no answer in time
 // wraps ErrNoRegistry.
 func (t Target) Verify(ctx context.Context, conn net.Conn) (Answer, error) {
-	peer, err := checkPeer(conn, t.Lock)
+	var peer int
+	var err error
+	if t.PeerPID > 0 {
+		peer, err = peerPID(conn)
+	} else {
+		peer, err = checkPeer(conn, t.Lock)
+	}
 	if err != nil {
 		return Answer{}, err
 	}

@@ -184,3 +184,31 @@ func TestNoRegistryGivesUpAfterGrace(t *testing.T) {
 		t.Fatalf("gave up after %v", took)
 	}
 }
+
+// A caller told the registry's pid believes that process alone, without
+// the secret.
+func TestPeerPIDWithoutTheSecret(t *testing.T) {
+	if _, err := peerPID(nil); err != nil && strings.Contains(err.Error(), "not on this OS") {
+		t.Skip(err)
+	}
+	dir := shortDir(t)
+	sock := registry(t, dir, []byte(strings.Repeat("k", 64)), os.Getpid(), "enforce")
+	for _, c := range []struct {
+		pid  int
+		want string
+	}{{os.Getpid(), ""}, {os.Getpid() + 1, "not the registry"}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		conn, _, err := Target{Workspace: "/ws", Socket: sock, PeerPID: c.pid}.Dial(ctx, 0)
+		cancel()
+		if c.want == "" {
+			if err != nil {
+				t.Fatalf("pid %d: %v", c.pid, err)
+			}
+			conn.Close()
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("pid %d: %v", c.pid, err)
+		}
+	}
+}

@@ -18,6 +18,28 @@ import (
 // (SO_PEERCRED) and checks that it is this user's process and the one
 // that holds the registry lock. It returns the peer's pid.
 func checkPeer(conn net.Conn, lock string) (int, error) {
+	pid, err := peerPID(conn)
+	if err != nil {
+		return 0, err
+	}
+	holders, err := LockHolders(lock)
+	if err != nil {
+		return 0, &SquatterError{Why: "cannot tell which process holds the registry lock: " + err.Error()}
+	}
+	for _, h := range holders {
+		if h == pid {
+			return pid, nil
+		}
+	}
+	if len(holders) == 0 {
+		return 0, &SquatterError{Why: fmt.Sprintf("pid %d answers but no process holds the registry lock %s", pid, lock)}
+	}
+	return 0, &SquatterError{Why: fmt.Sprintf("pid %d answers but the registry lock is held by pid %v", pid, holders)}
+}
+
+// peerPID is the pid of the process at the other end of conn
+// (SO_PEERCRED), which must be this user's.
+func peerPID(conn net.Conn) (int, error) {
 	cred, err := peerCred(conn)
 	if err != nil {
 		return 0, &SquatterError{Why: "the kernel cannot say who is at the other end of the socket: " + err.Error()}
@@ -25,19 +47,7 @@ func checkPeer(conn net.Conn, lock string) (int, error) {
 	if int(cred.Uid) != myUID {
 		return 0, &SquatterError{Why: fmt.Sprintf("it runs as uid %d, not as this user (%d)", cred.Uid, myUID)}
 	}
-	holders, err := LockHolders(lock)
-	if err != nil {
-		return 0, &SquatterError{Why: "cannot tell which process holds the registry lock: " + err.Error()}
-	}
-	for _, h := range holders {
-		if h == int(cred.Pid) {
-			return int(cred.Pid), nil
-		}
-	}
-	if len(holders) == 0 {
-		return 0, &SquatterError{Why: fmt.Sprintf("pid %d answers but no process holds the registry lock %s", cred.Pid, lock)}
-	}
-	return 0, &SquatterError{Why: fmt.Sprintf("pid %d answers but the registry lock is held by pid %v", cred.Pid, holders)}
+	return int(cred.Pid), nil
 }
 
 func peerCred(conn net.Conn) (*unix.Ucred, error) {

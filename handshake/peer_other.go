@@ -11,6 +11,11 @@ import (
 // challenge alone tells the registry from a squatter here.
 func checkPeer(net.Conn, string) (int, error) { return 0, nil }
 
+// peerPID cannot be had on this OS.
+func peerPID(net.Conn) (int, error) {
+	return 0, &SquatterError{Why: "not on this OS: the kernel cannot be asked who is at the other end of the socket"}
+}
+
 // LockHolders is not available on this OS.
 func LockHolders(string) ([]int, error) {
 	return nil, errors.New("not on this OS: lock holders are listed on Linux only")

@@ -36,21 +36,27 @@ func loadPolicy(w workspace.Workspace) (registry.Policy, workspace.Settings, err
 // the real one (package handshake), so the operator token is never sent
 // to a process squatting the socket.
 func dialVerified(w workspace.Workspace, timeout time.Duration) (*wire.Client, error) {
+	c, _, err := dialVerifiedHello(w, timeout)
+	return c, err
+}
+
+// dialVerifiedHello is dialVerified, with the registry's answer.
+func dialVerifiedHello(w workspace.Workspace, timeout time.Duration) (*wire.Client, handshake.Answer, error) {
 	key, err := w.LoadHandshakeKey()
 	if err != nil {
-		return nil, fmt.Errorf("%w: cannot check that the registry is the real one: %v", wire.ErrUnreachable, err)
+		return nil, handshake.Answer{}, fmt.Errorf("%w: cannot check that the registry is the real one: %v", wire.ErrUnreachable, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	conn, _, err := handshake.Target{Workspace: w.Root, Socket: w.SocketPath(), Lock: w.LockPath(), Key: key}.Dial(ctx, 0)
+	conn, hello, err := handshake.Target{Workspace: w.Root, Socket: w.SocketPath(), Lock: w.LockPath(), Key: key}.Dial(ctx, 0)
 	var squat *handshake.SquatterError
 	if errors.As(err, &squat) {
-		return nil, err
+		return nil, hello, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", wire.ErrUnreachable, err)
+		return nil, hello, fmt.Errorf("%w: %v", wire.ErrUnreachable, err)
 	}
-	return wire.NewClient(conn), nil
+	return wire.NewClient(conn), hello, nil
 }
 
 // runPolicy: leasedeck policy reload|show [--json]

@@ -9,12 +9,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/leasedeck/leasedeck/confine"
 	"github.com/leasedeck/leasedeck/egress"
+	"github.com/leasedeck/leasedeck/handshake"
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/registry/wire"
 	"github.com/leasedeck/leasedeck/workspace"
@@ -93,6 +95,10 @@ type runSession struct {
 	journal *wire.Client // egress reports
 	leaseID string
 	tmp     string
+	// registryPID is the pid of the registry run checked (handshake): the
+	// tree's hooks, which cannot read the handshake secret, believe only
+	// that process on the socket.
+	registryPID int
 }
 
 // runRun: leasedeck run --client NAME [--workspace DIR] [--allow-unconfined] -- COMMAND [ARGS...]
@@ -122,10 +128,12 @@ func runRun(args []string, e *env) int {
 	}
 	rs := &runSession{e: e, w: w}
 	for _, c := range []**wire.Client{&rs.reg, &rs.journal} {
-		if *c, err = wire.Dial(w.SocketPath(), 2*time.Second); err != nil {
+		var hello handshake.Answer
+		if *c, hello, err = dialVerifiedHello(w, 5*time.Second); err != nil {
 			e.errorf("no registry is running in %s (%v); start one with 'leasedeck serve' or 'leasedeck'", w.Root, err)
 			return exitUnreachable
 		}
+		rs.registryPID = hello.PID
 		(*c).SetToken(token)
 		defer (*c).Close()
 	}
@@ -196,6 +204,7 @@ func (rs *runSession) run(req runRequest, m *registry.Manifest, ticket string, a
 	}
 	go proxy.Serve(ctx)
 	env := childEnv(os.Environ(), proxy.URL(), rs.tmp, ticket, rs.w.Root, prof)
+	env = append(env, envRegistryPID+"="+strconv.Itoa(rs.registryPID))
 	path, err := lookPath(req.argv[0], env)
 	if err != nil {
 		rs.end(exitNoCommand, false, "command not found")
