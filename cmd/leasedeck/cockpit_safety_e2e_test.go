@@ -263,7 +263,7 @@ func TestCockpitQuitKeepsARegistryInTheBackground(t *testing.T) {
 			m["tool_name"] = "Bash"
 			m["tool_input"] = map[string]any{"command": "rm -rf build/"}
 		})
-		cmd := exec.Command(binary, "hook", "claude-code", "--timeout", "60")
+		cmd := exec.Command(binary, "hook", "claude-code", "--workspace", w.dir, "--timeout", "60")
 		cmd.Dir, cmd.Env, cmd.Stdin = w.dir, w.env, strings.NewReader(pre)
 		out, _ := cmd.Output()
 		held <- string(out)

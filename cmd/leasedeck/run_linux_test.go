@@ -353,7 +353,7 @@ while [ ! -e ` + goFile + ` ]; do sleep 0.05; done`
 	forged := c.payload("claude-code", "UserPromptSubmit", func(m map[string]any) { m["session_id"] = "forged-session" })
 	w := *c.wsEnv
 	w.env = append(append([]string(nil), c.env...), registry.RunTicketEnv+"="+strings.Repeat("ab", 32))
-	w.run(forged, "hook", "claude-code", "--timeout", "8")
+	w.run(forged, "hook", "claude-code", "--workspace", w.dir, "--timeout", "8")
 	for _, l := range c.leases() {
 		if l.Status == registry.Granted && l.ID != child.ID && l.ID != runLease[1] {
 			t.Errorf("a session without its run's ticket (dropped, stolen or forged) got a lease: %+v", l)
