@@ -59,7 +59,7 @@ func (h *Handler) gate(ctx context.Context, c *call, op wire.Op, p *wire.GatePar
 			return wire.GateAnswer{}, e
 		}
 		a, err := s.Admit(AdmitRequest{Client: p.Client, Session: p.Session, ParentSession: p.ParentSession,
-			AgentName: p.AgentName, Resume: true, RunTicket: c.env.RunTicket, mustBeNew: c.freshSession && !c.operator})
+			AgentName: p.AgentName, Resume: true, RunTicket: c.env.RunTicket, mustBeNew: c.freshSession && !c.operator, noIssue: true})
 		if err != nil {
 			return wire.GateAnswer{}, mapErr(err)
 		}

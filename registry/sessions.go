@@ -84,6 +84,9 @@ type AdmitRequest struct {
 	// (it holds no capability for one that exists); refused if the
 	// session began meanwhile.
 	mustBeNew bool
+	// noIssue: only resolve the session's existing lease (a gate naming
+	// its session); a session without one must be admitted first.
+	noIssue bool
 }
 
 // AdmitResult is the admission and the lease it runs under.
@@ -230,6 +233,11 @@ func (s *Service) admitLookup(req AdmitRequest, now time.Time) (ad admitting, ea
 // issueSessionLease issues a new session's lease from the declared
 // manifest, under the parent session's lease for a subagent.
 func (s *Service) issueSessionLease(req AdmitRequest, parentLease string) (IssueResult, *AdmitResult, error) {
+	if req.noIssue {
+		// A gate names a session that has no lease yet: it must be
+		// admitted first, which hands the caller the session's capability.
+		return IssueResult{}, nil, fmt.Errorf("%w: the session has no lease yet; admit it first (client %s)", ErrNeedsManifest, req.Client)
+	}
 	m, err := s.declaredFor(req.Client, req.Manifest)
 	if err != nil {
 		return IssueResult{}, nil, err
