@@ -61,48 +61,55 @@ func dialVerifiedHello(w workspace.Workspace, timeout time.Duration) (*wire.Clie
 
 // runPolicy: leasedeck policy reload|show [--json]
 func runPolicy(args []string, e *env) int {
-	if len(args) == 0 || (args[0] != "reload" && args[0] != "show") {
-		e.errorf("usage: leasedeck policy reload|show [--json] [--workspace DIR]")
+	fs := flag.NewFlagSet("policy", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	ws := workspaceFlag(fs)
+	pos, ok := parseFlags(fs, args, e)
+	if !ok || len(pos) != 1 || (pos[0] != "reload" && pos[0] != "show") {
+		if ok {
+			e.errorf("usage: leasedeck policy reload|show [--json] [--workspace DIR]")
+		}
 		return exitUsage
 	}
-	sub := args[0]
-	fs := flag.NewFlagSet("policy "+sub, flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print JSON")
-	return clientCommand(fs, args[1:], e, "leasedeck policy "+sub+" [--json]", 0, nil, func(c *wire.Client, _ []string) int {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		var res wire.PolicyResult
-		if sub == "reload" {
-			r, err := c.PolicyReload(ctx)
-			if err != nil {
-				return callExit(err, e)
-			}
-			res = r
-		} else {
-			nonce, _ := handshake.NewNonce()
-			h, err := c.Hello(ctx, wire.HelloParams{Nonce: nonce})
-			if err != nil {
-				return callExit(err, e)
-			}
-			res = wire.PolicyResult{Mode: h.Mode, PolicyHash: h.PolicyHash, ApprovalTimeoutMs: h.ApprovalTimeoutMs}
+	sub := pos[0]
+	c, _, code := dialWorkspace(*ws, e)
+	if c == nil {
+		return code
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var res wire.PolicyResult
+	if sub == "reload" {
+		r, err := c.PolicyReload(ctx)
+		if err != nil {
+			return callExit(err, e)
 		}
-		if *asJSON {
-			b, _ := json.MarshalIndent(res, "", "  ")
-			fmt.Fprintln(e.stdout, string(b))
-			return exitOK
+		res = r
+	} else {
+		nonce, _ := handshake.NewNonce()
+		h, err := c.Hello(ctx, wire.HelloParams{Nonce: nonce})
+		if err != nil {
+			return callExit(err, e)
 		}
-		verb := "in force"
-		if sub == "reload" {
-			verb = "reloaded"
-		}
-		fmt.Fprintf(e.stdout, "policy %s: sha256 %s, mode %s, approval timeout %s\n", verb, res.PolicyHash, res.Mode,
-			time.Duration(res.ApprovalTimeoutMs)*time.Millisecond)
-		for name, h := range res.AgentHashes {
-			fmt.Fprintf(e.stdout, "  agents/%s.json sha256 %s\n", name, h)
-		}
-		for _, n := range res.Notes {
-			fmt.Fprintf(e.stdout, "note: %s\n", n)
-		}
+		res = wire.PolicyResult{Mode: h.Mode, PolicyHash: h.PolicyHash, ApprovalTimeoutMs: h.ApprovalTimeoutMs}
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(res, "", "  ")
+		fmt.Fprintln(e.stdout, string(b))
 		return exitOK
-	})
+	}
+	verb := "in force"
+	if sub == "reload" {
+		verb = "reloaded"
+	}
+	fmt.Fprintf(e.stdout, "policy %s: sha256 %s, mode %s, approval timeout %s\n", verb, res.PolicyHash, res.Mode,
+		time.Duration(res.ApprovalTimeoutMs)*time.Millisecond)
+	for name, h := range res.AgentHashes {
+		fmt.Fprintf(e.stdout, "  agents/%s.json sha256 %s\n", name, h)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(e.stdout, "note: %s\n", n)
+	}
+	return exitOK
 }
