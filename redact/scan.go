@@ -54,38 +54,43 @@ func (v *vocabulary) plausible(form keyForm, s string, at int, k keyStart) bool 
 	}
 	switch form {
 	case keyDotted:
-		if !v.isSecretKey(key) {
-			return false
-		}
-		j := i
-		for j < k.limit && (s[j] == '"' || s[j] == '\'' || s[j] == ' ' || s[j] == '\t') {
-			j++
-		}
-		return j < k.limit && (s[j] == '=' || s[j] == ':')
+		return v.isSecretKey(key) && assignedAt(s, i, k.limit)
 	case keyFlag:
 		return v.isSecretKey(key) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n')
 	default:
-		c := s[i]
-		if c == '\n' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
-			return false
-		}
-		// A value run of 16+ characters must start within a few bytes
-		// (separators, or a short word like "is").
-		end := i + 12
-		if end > k.limit {
-			end = k.limit
-		}
-		for j := i + 1; j < end; j++ {
-			n := 0
-			for j+n < k.limit && n < 16 && (isKeyChar(s[j+n], false) || s[j+n] == '+' || s[j+n] == '/') {
-				n++
-			}
-			if n == 16 {
-				return true
-			}
-		}
+		return valueRunNear(s, i, k.limit)
+	}
+}
+
+// assignedAt reports whether, past quotes and blanks, s at i assigns a
+// value (`=` or `:`), as a dotted key does in a config file.
+func assignedAt(s string, i, limit int) bool {
+	for i < limit && (s[i] == '"' || s[i] == '\'' || s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i < limit && (s[i] == '=' || s[i] == ':')
+}
+
+// valueRunNear reports whether a run of 16 or more value characters starts
+// within a few bytes after a plain key ends at i (separators, or a short
+// word like "is"). A key followed by a letter, a digit or a line end is a
+// longer word or has no value.
+func valueRunNear(s string, i, limit int) bool {
+	c := s[i]
+	if c == '\n' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
 		return false
 	}
+	end := min(i+12, limit)
+	for j := i + 1; j < end; j++ {
+		n := 0
+		for j+n < limit && n < 16 && (isKeyChar(s[j+n], false) || s[j+n] == '+' || s[j+n] == '/') {
+			n++
+		}
+		if n == 16 {
+			return true
+		}
+	}
+	return false
 }
 
 func isKeyChar(c byte, dots bool) bool {

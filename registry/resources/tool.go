@@ -70,144 +70,165 @@ func fieldErr(pointer, format string, args ...any) error {
 // analysed are all errors (a *FieldError naming the member): the gate
 // refuses the call.
 func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
-	var use Use
-	has := func(list []PathRef, ref PathRef) bool {
-		for _, r := range list {
-			if r.Abs == ref.Abs && r.lexAbs == ref.lexAbs {
-				return true
-			}
-		}
-		return false
-	}
-	addRead := func(pointer, p string) error {
-		ref, err := ResolvePath(workspace, p)
-		if err != nil {
-			return &FieldError{Pointer: pointer, Err: err}
-		}
-		if !has(use.Reads, ref) {
-			use.Reads = append(use.Reads, ref)
-		}
-		return nil
-	}
-	addWrite := func(pointer, p string) error {
-		ref, err := ResolvePath(workspace, p)
-		if err != nil {
-			return &FieldError{Pointer: pointer, Err: err}
-		}
-		if !has(use.Writes, ref) {
-			use.Writes = append(use.Writes, ref)
-		}
-		return nil
-	}
+	b := &useBuilder{workspace: workspace}
+	var err error
 	switch tool {
 	case ToolBash:
 		return bashUse(workspace, input)
 	case ToolWrite, ToolEdit, ToolMultiEdit, ToolRead:
-		p, err := requiredString(input, "file_path")
-		if err != nil {
-			return Use{}, err
-		}
-		if tool == "Read" {
-			err = addRead("/file_path", p)
-		} else {
-			err = addWrite("/file_path", p)
-		}
-		if err != nil {
-			return Use{}, err
-		}
-		// A call that writes several files (apply_patch, multi-file
-		// edits, translated by the bridge) names every one in file_paths:
-		// each is checked, not only the first.
-		more, err := stringList(input, "file_paths")
-		if err != nil {
-			return Use{}, err
-		}
-		for i, q := range more {
-			pointer := "/file_paths/" + strconv.Itoa(i)
-			if tool == "Read" {
-				err = addRead(pointer, q)
-			} else {
-				err = addWrite(pointer, q)
-			}
-			if err != nil {
-				return Use{}, err
-			}
-		}
+		err = b.files(tool == ToolRead, input)
 	case ToolNotebookEdit:
-		found := false
-		for _, name := range []string{"notebook_path", "file_path"} {
-			p, ok, err := optionalString(input, name)
-			if err != nil {
-				return Use{}, err
-			}
-			if !ok {
-				continue
-			}
-			found = true
-			if err := addWrite("/"+name, p); err != nil {
-				return Use{}, err
-			}
-		}
-		if !found {
-			return Use{}, fieldErr("/notebook_path", "required string is missing")
-		}
+		err = b.notebook(input)
 	case ToolGlob, ToolGrep:
-		if err := globUse(&use, workspace, tool, input, addRead); err != nil {
-			return Use{}, err
-		}
+		err = globUse(&b.use, workspace, tool, input, b.addRead)
 	case ToolWebFetch:
-		u, err := requiredString(input, "url")
-		if err != nil {
-			return Use{}, err
-		}
-		h, err := HostOf(u)
-		if err != nil {
-			return Use{}, &FieldError{Pointer: "/url", Err: err}
-		}
-		use.Hosts = append(use.Hosts, h)
-		more, err := stringList(input, "urls")
-		if err != nil {
-			return Use{}, err
-		}
-		for i, u := range more {
-			h, err := HostOf(u)
-			if err != nil {
-				return Use{}, &FieldError{Pointer: "/urls/" + strconv.Itoa(i), Err: err}
-			}
-			use.Hosts = append(use.Hosts, h)
-		}
+		err = b.webFetch(input)
 	case ToolWebSearch:
-		raw, ok := input["allowed_domains"]
-		if !ok || raw == nil {
-			break
-		}
-		list, ok := raw.([]any)
-		if !ok {
-			if ss, isStrings := raw.([]string); isStrings {
-				for _, s := range ss {
-					list = append(list, s)
-				}
-			} else {
-				return Use{}, fieldErr("/allowed_domains", "must be an array of strings")
-			}
-		}
-		for i, v := range list {
-			pointer := "/allowed_domains/" + strconv.Itoa(i)
-			s, ok := v.(string)
-			if !ok {
-				return Use{}, fieldErr(pointer, "must be a string")
-			}
-			h, err := HostOf(s)
-			if err != nil {
-				return Use{}, &FieldError{Pointer: pointer, Err: err}
-			}
-			use.Hosts = append(use.Hosts, h)
-		}
+		err = b.webSearch(input)
 	case ToolAgent, ToolTask:
 	default:
-		use.Opaque = true
+		b.use.Opaque = true
 	}
-	return use, nil
+	if err != nil {
+		return Use{}, err
+	}
+	return b.use, nil
+}
+
+// useBuilder gathers the resources of one tool call, each path resolved
+// against the workspace once and named once.
+type useBuilder struct {
+	workspace string
+	use       Use
+}
+
+func hasRef(list []PathRef, ref PathRef) bool {
+	for _, r := range list {
+		if r.Abs == ref.Abs && r.lexAbs == ref.lexAbs {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *useBuilder) add(list *[]PathRef, pointer, p string) error {
+	ref, err := ResolvePath(b.workspace, p)
+	if err != nil {
+		return &FieldError{Pointer: pointer, Err: err}
+	}
+	if !hasRef(*list, ref) {
+		*list = append(*list, ref)
+	}
+	return nil
+}
+
+func (b *useBuilder) addRead(pointer, p string) error  { return b.add(&b.use.Reads, pointer, p) }
+func (b *useBuilder) addWrite(pointer, p string) error { return b.add(&b.use.Writes, pointer, p) }
+
+// files is Read, Write, Edit and MultiEdit: file_path, and every entry of
+// file_paths — a call that writes several files (apply_patch, multi-file
+// edits, translated by the bridge) names each one there, and each is
+// checked, not only the first.
+func (b *useBuilder) files(read bool, input map[string]any) error {
+	addPath := b.addWrite
+	if read {
+		addPath = b.addRead
+	}
+	p, err := requiredString(input, "file_path")
+	if err != nil {
+		return err
+	}
+	if err := addPath("/file_path", p); err != nil {
+		return err
+	}
+	more, err := stringList(input, "file_paths")
+	if err != nil {
+		return err
+	}
+	for i, q := range more {
+		if err := addPath("/file_paths/"+strconv.Itoa(i), q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// notebook is NotebookEdit: notebook_path and/or file_path, at least one.
+func (b *useBuilder) notebook(input map[string]any) error {
+	found := false
+	for _, name := range []string{"notebook_path", "file_path"} {
+		p, ok, err := optionalString(input, name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		found = true
+		if err := b.addWrite("/"+name, p); err != nil {
+			return err
+		}
+	}
+	if !found {
+		return fieldErr("/notebook_path", "required string is missing")
+	}
+	return nil
+}
+
+// webFetch is WebFetch: the host of url, and of every entry of urls.
+func (b *useBuilder) webFetch(input map[string]any) error {
+	u, err := requiredString(input, "url")
+	if err != nil {
+		return err
+	}
+	h, err := HostOf(u)
+	if err != nil {
+		return &FieldError{Pointer: "/url", Err: err}
+	}
+	b.use.Hosts = append(b.use.Hosts, h)
+	more, err := stringList(input, "urls")
+	if err != nil {
+		return err
+	}
+	for i, u := range more {
+		h, err := HostOf(u)
+		if err != nil {
+			return &FieldError{Pointer: "/urls/" + strconv.Itoa(i), Err: err}
+		}
+		b.use.Hosts = append(b.use.Hosts, h)
+	}
+	return nil
+}
+
+// webSearch is WebSearch: the hosts of allowed_domains when present.
+func (b *useBuilder) webSearch(input map[string]any) error {
+	raw, ok := input["allowed_domains"]
+	if !ok || raw == nil {
+		return nil
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		ss, isStrings := raw.([]string)
+		if !isStrings {
+			return fieldErr("/allowed_domains", "must be an array of strings")
+		}
+		for _, s := range ss {
+			list = append(list, s)
+		}
+	}
+	for i, v := range list {
+		pointer := "/allowed_domains/" + strconv.Itoa(i)
+		s, ok := v.(string)
+		if !ok {
+			return fieldErr(pointer, "must be a string")
+		}
+		h, err := HostOf(s)
+		if err != nil {
+			return &FieldError{Pointer: pointer, Err: err}
+		}
+		b.use.Hosts = append(b.use.Hosts, h)
+	}
+	return nil
 }
 
 func requiredString(input map[string]any, name string) (string, error) {
