@@ -345,51 +345,6 @@ func TestSettingsPath(t *testing.T) {
 	}
 }
 
-func TestCodexConfig(t *testing.T) {
-	res, err := CodexConfig(nil, CodexConfigOptions{TrustProject: "/home/u/my proj", EnableHooks: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "[features]\nhooks = true\n\n[projects.\"/home/u/my proj\"]\ntrust_level = \"trusted\"\n"
-	if string(res.Bytes) != want {
-		t.Errorf("empty config:\n%s\nwant\n%s", res.Bytes, want)
-	}
-	again, _ := CodexConfig(res.Bytes, CodexConfigOptions{TrustProject: "/home/u/my proj", EnableHooks: true})
-	if again.Changed || !bytes.Equal(again.Bytes, res.Bytes) {
-		t.Errorf("not idempotent:\n%s", again.Bytes)
-	}
-
-	orig, _ := os.ReadFile(filepath.Join("testdata", "install", "codex-config.toml"))
-	res, err = CodexConfig(orig, CodexConfigOptions{TrustProject: "/home/u/proj", EnableHooks: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := string(res.Bytes)
-	// The existing [features] table gets the key; nothing else moves.
-	if !strings.Contains(got, "[features]\nhooks = true\nweb_search = true\n") {
-		t.Errorf("features not inserted under its table:\n%s", got)
-	}
-	if !strings.HasPrefix(got, string(orig[:strings.Index(string(orig), "[features]")])) {
-		t.Errorf("lines before the table changed:\n%s", got)
-	}
-	if !strings.HasSuffix(got, "[projects.\"/home/u/proj\"]\ntrust_level = \"trusted\"\n") {
-		t.Errorf("project trust not appended:\n%s", got)
-	}
-	if strings.Count(got, "trust_level") != 2 {
-		t.Errorf("the other project's trust changed:\n%s", got)
-	}
-	// An explicit choice is left alone and reported.
-	res, _ = CodexConfig([]byte("[projects.'/w']\ntrust_level = \"untrusted\" # mine\n[features]\ncodex_hooks = true\nhooks = false\n"),
-		CodexConfigOptions{TrustProject: "/w", EnableHooks: true})
-	if res.Changed || len(res.Notes) != 2 {
-		t.Errorf("explicit choices: changed=%v notes=%v\n%s", res.Changed, res.Notes, res.Bytes)
-	}
-	// A dotted key at the root counts as present.
-	res, _ = CodexConfig([]byte("features.hooks = true\n"), CodexConfigOptions{EnableHooks: true})
-	if res.Changed {
-		t.Errorf("dotted key not recognised:\n%s", res.Bytes)
-	}
-}
 
 // An install from before hooks were pinned to their workspace is replaced,
 // not left running beside the pinned one.

@@ -58,6 +58,3 @@ func (ch *Checker) check(a *analysed) []Break {
 
 // Head is the seq and SHA-256 of the last line checked.
 func (ch *Checker) Head() (uint64, [32]byte) { return ch.c.headSeq, ch.c.headHash }
-
-// MACs reports whether the Checker checks macs (it was given a key).
-func (ch *Checker) MACs() bool { return ch.an.mac != nil }

@@ -171,14 +171,8 @@ func (s *Service) Close() error {
 // Now is the service clock.
 func (s *Service) Now() time.Time { return s.cfg.Now() }
 
-// Workspace is the workspace root the gate resolves paths against.
-func (s *Service) Workspace() string { return s.cfg.Workspace }
-
 // Journal exposes the writer for status reports (head seq, breaks).
 func (s *Service) Journal() *journal.Writer { return s.w }
-
-// Approvals is the book of pending and decided requests.
-func (s *Service) Approvals() *approvals.Book { return s.book }
 
 // Health is nil when the service can record decisions; otherwise the
 // reason everything is refused (fail closed).
