@@ -345,7 +345,6 @@ func TestSettingsPath(t *testing.T) {
 	}
 }
 
-
 // An install from before hooks were pinned to their workspace is replaced,
 // not left running beside the pinned one.
 func TestInstallReplacesTheUnpinnedForm(t *testing.T) {
