@@ -1,5 +1,7 @@
 package main
 
+import "slices"
+
 // commandTable is the one description of the command line: dispatch, `help`,
 // `CMD -h`, shell completion and the README check all read it, so they
 // cannot drift apart. Flags are not listed here: they come from each
@@ -9,7 +11,18 @@ var commandTable, cockpitCommand = []command(nil), command{}
 // init fills the table: its rows name the run functions, which reach back
 // to the table through usage, so a plain initialiser would be a cycle.
 func init() {
-	commandTable = []command{
+	commandTable = slices.Concat(contractCommands(), registryCommands(), journalCommands(), clientCommands(), otherCommands())
+
+	// cockpitCommand describes `leasedeck` with no subcommand.
+	cockpitCommand = command{name: "", synopsis: "[--readonly] [--workspace DIR]",
+		summary:  "the cockpit: embedded registry, or attached to the one already running",
+		examples: []string{"leasedeck", "leasedeck --readonly", "leasedeck --workspace ~/src/project"},
+		exits:    "0 on quit, 1 cannot start, 2 usage (or no terminal)", run: runCockpit}
+}
+
+// contractCommands: the contract core: schemas, canonical bytes, narrowing, signatures, the corpus.
+func contractCommands() []command {
+	return []command{
 		{name: "validate", synopsis: "validate --shape SHAPE FILE",
 			summary:  "check a document against a contract schema",
 			args:     [][2]string{{"FILE", "the JSON document ('-' for stdin)"}},
@@ -34,6 +47,12 @@ func init() {
 			summary:  "run the Agent Lease conformance corpus and print the report",
 			examples: []string{"leasedeck conformance", "leasedeck conformance -v", "leasedeck conformance --json > report.json"},
 			exits:    "0 all checked cases pass, 1 a case failed, 2 usage", run: runConformance},
+	}
+}
+
+// registryCommands: the registry: the workspace, leases and approvals over its socket.
+func registryCommands() []command {
+	return []command{
 		{name: "init", synopsis: "init [DIR]",
 			summary:  "create .leasedeck/ (policy, agents, journal) and its state directory (key, operator token)",
 			args:     [][2]string{{"DIR", "the workspace directory (default: .)"}},
@@ -79,6 +98,12 @@ func init() {
 			args:     [][2]string{{"ID", "the approval request id, or any unique prefix of it"}},
 			examples: []string{`leasedeck deny 9c1e3f2a --reason "no pushes today"`},
 			exits:    "0, 1 unknown id or ambiguous id prefix, 3 already decided, 4 registry unreachable", run: runDecide("deny")},
+	}
+}
+
+// journalCommands: the journal files.
+func journalCommands() []command {
+	return []command{
 		{name: "journal verify", synopsis: "journal verify [--pubkey KEY] [--workspace DIR] [DIR]",
 			summary:  "verify the journal offline",
 			args:     [][2]string{{"DIR", "the journal directory (default: the workspace's .leasedeck/journal)"}},
@@ -94,6 +119,12 @@ func init() {
 			args:     [][2]string{{"DIR", "the journal directory (default: the workspace's .leasedeck/journal)"}},
 			examples: []string{"leasedeck journal tail", "leasedeck journal tail -f", "leasedeck journal tail -n 0 --json > all.jsonl"},
 			exits:    "0, 1 no journal, 2 usage", run: runJournalTail},
+	}
+}
+
+// clientCommands: clients: the bridge, hooks, installation, policy and confined runs.
+func clientCommands() []command {
+	return []command{
 		{name: "bridge", synopsis: "bridge --workspace DIR [--max-wait D]",
 			summary:  "answer one lifecycle request (stdin → stdout JSON) through the registry",
 			examples: []string{`echo '{"op":"begin",…}' | leasedeck bridge --workspace ~/src/project`, "leasedeck bridge --workspace ~/src/project --max-wait 2m < request.json"},
@@ -118,6 +149,12 @@ func init() {
 			args:     [][2]string{{"COMMAND [ARGS...]", "the client to run, after --"}},
 			examples: []string{"leasedeck run --client claude-code -- claude", "leasedeck run --client codex-cli --allow-unconfined -- codex"},
 			exits:    "COMMAND's status; 2 usage, 3 refused, 4 no registry, 6 lease ended, 125 confinement failed, 127 COMMAND not found", run: runRun},
+	}
+}
+
+// otherCommands: the demo and the command line itself.
+func otherCommands() []command {
+	return []command{
 		{name: "demo", synopsis: "demo [--agents N] [--pace D]",
 			summary:  "the cockpit with a simulated fleet of agents, in a temporary workspace",
 			examples: []string{"leasedeck demo", "leasedeck demo --agents 8 --pace 300ms"},
@@ -137,10 +174,4 @@ func init() {
 			examples: []string{"leasedeck help", "leasedeck help revoke", "leasedeck help journal tail"},
 			exits:    "0, 2 unknown command", run: runHelp},
 	}
-
-	// cockpitCommand describes `leasedeck` with no subcommand.
-	cockpitCommand = command{name: "", synopsis: "[--readonly] [--workspace DIR]",
-		summary:  "the cockpit: embedded registry, or attached to the one already running",
-		examples: []string{"leasedeck", "leasedeck --readonly", "leasedeck --workspace ~/src/project"},
-		exits:    "0 on quit, 1 cannot start, 2 usage (or no terminal)", run: runCockpit}
 }
