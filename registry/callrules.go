@@ -22,6 +22,12 @@ type CallRules struct {
 	// PassSecrets lets a call that carries a credential run without a
 	// human seeing it first (policy.json "hold_secrets": false).
 	PassSecrets bool
+	// ProtectedDirs are absolute directories no call may read, write or
+	// name: leasedeck's per-user state (key, token, handshake secret,
+	// journal head) and the token directory, wherever the XDG variables put
+	// them. A home-relative implicit deny covers those inside the home
+	// directory; these cover every place, home or not.
+	ProtectedDirs []string
 }
 
 // ImplicitProtectedWrites are written by no lease whatever policy.json
@@ -150,6 +156,10 @@ func (r CallRules) apply(res GateResult, f callFacts) GateResult {
 	if res.Verdict != VerdictAllow && res.Verdict != VerdictAsk {
 		return res
 	}
+	if why := r.protectedDir(res.Use); why != "" {
+		res.Verdict, res.Reason, res.Approvals = VerdictDeny, why, nil
+		return res
+	}
 	if why := r.protectedWrite(res.Use); why != "" {
 		res.Verdict, res.Reason, res.Approvals = VerdictDeny, why, nil
 		return res
@@ -170,6 +180,37 @@ func (r CallRules) apply(res GateResult, f callFacts) GateResult {
 	}
 	res.Verdict, res.Reason, res.Approvals = VerdictAsk, why, names
 	return res
+}
+
+// protectedDir names the first path of use (read, written, named as an
+// argument, or searched by a pattern) inside a protected directory, or "".
+func (r CallRules) protectedDir(use resources.Use) string {
+	for _, dir := range r.ProtectedDirs {
+		for _, list := range [][]resources.PathRef{use.Reads, use.Writes, use.Mentions} {
+			for _, p := range list {
+				if p.Under(dir) {
+					return fmt.Sprintf("%s is refused: it is inside %s, leasedeck's own state (keys, tokens, the journal's anchors), which no agent may touch", displayPath(p), dir)
+				}
+			}
+		}
+		for _, g := range use.Globs {
+			if g.Abs == dir || strings.HasPrefix(g.Abs, dir+"/") || strings.HasPrefix(dir, strings.TrimRight(globDir(g.Abs), "/")+"/") {
+				return fmt.Sprintf("the pattern %s is refused: it can reach %s, leasedeck's own state, which no agent may touch", g.Pattern, dir)
+			}
+		}
+	}
+	return ""
+}
+
+// globDir is the directory part of a pattern before its first wildcard.
+func globDir(p string) string {
+	if i := strings.IndexAny(p, "*?[{"); i >= 0 {
+		p = p[:i]
+	}
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i+1]
+	}
+	return ""
 }
 
 // protectedWrite names the first write of use that touches a protected

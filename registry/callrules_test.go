@@ -307,3 +307,37 @@ func BenchmarkGateLine64KiB(b *testing.B) {
 		})
 	}
 }
+
+// leasedeck's state directory is refused wherever the XDG variables put
+// it — also outside the home directory, where no home-relative deny entry
+// can name it — whether a call reads it, writes it or only names it.
+func TestProtectedDirsAnywhere(t *testing.T) {
+	f := newFixture(t)
+	state := filepath.Join(t.TempDir(), "xdg-state", "leasedeck")
+	if err := os.MkdirAll(filepath.Join(state, "ws1"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(state, "ws1", "key"), []byte("k"), 0o600)
+	f.svc.cfg.Calls.ProtectedDirs = []string{state}
+	id := f.issue(agentManifest("a", 1000, permissive), "")
+	key := filepath.Join(state, "ws1", "key")
+	for _, c := range []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"Bash", map[string]any{"command": "echo " + key}},
+		{"Bash", map[string]any{"command": "ls " + state}},
+		{"Bash", map[string]any{"command": "git show HEAD -- " + key}},
+		{"Bash", map[string]any{"command": "cd " + filepath.Dir(state) + " && cat leasedeck/ws1/key"}},
+		{"Read", map[string]any{"file_path": key}},
+		{"Write", map[string]any{"file_path": key, "content": "x"}},
+		{"Grep", map[string]any{"pattern": "k", "path": state}},
+	} {
+		if a := f.gate(id, c.tool, c.input); a.Verdict != VerdictDeny {
+			t.Errorf("%s %v: %s (%s), want deny", c.tool, c.input, a.Verdict, a.Reason)
+		}
+	}
+	if a := f.gate(id, "Bash", map[string]any{"command": "echo hello && ls src"}); a.Verdict != VerdictAllow {
+		t.Errorf("ordinary line: %+v", a)
+	}
+}

@@ -21,7 +21,7 @@ var DefaultProtectedWrites = []string{".git/hooks/**", ".git/config", ".github/w
 // parseCallRules reads "protected_writes" (absent: the defaults; [] turns
 // them off) and "hold_secrets" (absent: true) from policy.json.
 func parseCallRules(path string, obj map[string]any) (registry.CallRules, error) {
-	rules := registry.CallRules{ProtectedWrites: DefaultProtectedWrites}
+	rules := registry.CallRules{ProtectedWrites: DefaultProtectedWrites, ProtectedDirs: ProtectedDirs()}
 	if raw, present := obj["protected_writes"]; present {
 		items, ok := raw.([]any)
 		if !ok {

@@ -60,7 +60,8 @@ func resolved(d string) string {
 // the home directory (~/…, $HOME/… once expanded, absolute, through
 // symlinks), so these cover the protected directories that lie in the
 // home directory. One outside it cannot be written as a manifest deny (the
-// schema refuses absolute globs); the registry refuses it by ProtectedDirs.
+// schema refuses absolute globs); the gate refuses it through
+// registry.CallRules.ProtectedDirs, which holds ProtectedDirs.
 func ImplicitDenyPaths() []string {
 	home, err := os.UserHomeDir()
 	if err != nil || !filepath.IsAbs(home) {

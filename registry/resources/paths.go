@@ -286,3 +286,16 @@ func flipCase(s string) string {
 	}
 	return string(b)
 }
+
+// Under reports whether the path is dir or lies below it (dir absolute and
+// clean), as the kernel resolves it or as it was spelled.
+func (r PathRef) Under(dir string) bool {
+	return pathUnder(r.Abs, dir) || pathUnder(r.lexAbs, dir)
+}
+
+func pathUnder(p, dir string) bool {
+	if p == "" || dir == "" {
+		return false
+	}
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
