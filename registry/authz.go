@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/leasedeck/leasedeck/redact"
 	"github.com/leasedeck/leasedeck/registry/record"
 	"github.com/leasedeck/leasedeck/registry/wire"
 )
@@ -170,12 +171,7 @@ func capabilityHash(capability string) string {
 }
 
 // clipID keeps an id in an error message short.
-func clipID(s string) string {
-	if r := []rune(s); len(r) > 48 {
-		return string(r[:47]) + "…"
-	}
-	return s
-}
+func clipID(s string) string { return redact.Clip(s, 48) }
 
 // foldSessionRecord applies a session's started or begun line: the
 // session, its lease, its current turn (kept when current is "" and the
