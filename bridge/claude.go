@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/leasedeck/leasedeck/redact"
+	"github.com/leasedeck/leasedeck/termtext"
 )
 
 // Claude Code hooks (clients.md §1; pinned test client 2.1.328).
@@ -247,7 +247,7 @@ func claudeTurnUsage(p *payload, ev *Event, key, promptID string) {
 	t, err := TranscriptUsage(path, promptID)
 	switch {
 	case err != nil:
-		transcriptNotes.Store(ev, "no token usage for this turn (transcript unreadable: "+redact.Clip(err.Error(), 200)+")")
+		transcriptNotes.Store(ev, "no token usage for this turn (transcript unreadable: "+termtext.Clip(err.Error(), 200)+")")
 	case t == nil:
 		transcriptNotes.Store(ev, "no token usage for this turn in its transcript")
 	default:

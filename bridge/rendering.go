@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/leasedeck/leasedeck/redact"
+	"github.com/leasedeck/leasedeck/termtext"
 )
 
 // ---- rendering helpers shared by the adapters ----
@@ -18,18 +18,18 @@ const (
 )
 
 func reasonOf(v Verdict, def string) string {
-	return redact.Clip(strings.TrimSpace(nonEmpty(v.Reason, def)), maxReason)
+	return termtext.Clip(strings.TrimSpace(nonEmpty(v.Reason, def)), maxReason)
 }
 
 func contextOf(v Verdict) string {
-	return redact.Clip(strings.TrimSpace(v.Context), maxContext)
+	return termtext.Clip(strings.TrimSpace(v.Context), maxContext)
 }
 
 func warningsOf(v Verdict) string {
 	if len(v.Warnings) == 0 {
 		return ""
 	}
-	return redact.Clip(strings.Join(v.Warnings, "; "), maxReason)
+	return termtext.Clip(strings.Join(v.Warnings, "; "), maxReason)
 }
 
 // jsonOut marshals an output object without HTML escaping (reasons often

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/leasedeck/leasedeck/termtext"
 )
 
 // faultState is why the writer is not writing.
@@ -193,10 +195,10 @@ func (w *Writer) resumedRecord(f faultState) map[string]any {
 	d := map[string]any{
 		"failed_since": f.since.UTC().Format("2006-01-02T15:04:05.000Z"),
 		"attempts":     f.attempts + 1,
-		"error":        sanitize(f.err.Error(), 190),
+		"error":        termtext.Clip(termtext.Clean(f.err.Error()), 190),
 	}
 	if len(un) > 0 {
-		d["unacknowledged"] = sanitize(strings.Join(un, ", "), 190)
+		d["unacknowledged"] = termtext.Clip(termtext.Clean(strings.Join(un, ", ")), 190)
 	}
 	return systemRecord(w.opts.Now(), EventResumed, "success", what, d)
 }

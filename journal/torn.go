@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/durable"
+	"github.com/leasedeck/leasedeck/termtext"
 )
 
 // cutTail moves the bytes from off to the end of the file into a file
@@ -107,7 +108,7 @@ func systemRecord(now time.Time, event, outcome, summary string, details map[str
 		"event_type":     event,
 		"actor":          map[string]any{"kind": "system"},
 		"outcome":        outcome,
-		"summary":        sanitize(summary, 290),
+		"summary":        termtext.Clip(termtext.Clean(summary), 290),
 		"details":        details,
 	}
 }

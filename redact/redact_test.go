@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/leasedeck/leasedeck/schemas"
+	"github.com/leasedeck/leasedeck/termtext"
 )
 
 // Planted secrets, one of each kind. They are syntactically real and
@@ -266,7 +267,7 @@ func TestSummary(t *testing.T) {
 			t.Errorf("max %d: %d runes", max, utf8.RuneCountInString(s))
 		}
 		for _, r := range s {
-			if unicode.IsControl(r) || invisible(r) {
+			if unicode.IsControl(r) || termtext.Invisible(r) {
 				t.Errorf("control character %U in %q", r, s)
 			}
 		}
@@ -296,7 +297,7 @@ func TestOneLineAndClip(t *testing.T) {
 	if got := OneLine("a\nb\tc  d ghp_aB3cD6eF9gH2iJ5kL8mN1oP4qR7sT0uV3wX6y", 100); got != "a b c d [redacted]" {
 		t.Errorf("OneLine = %q", got)
 	}
-	if got := Clip("héllo wörld", 5); got != "héll…" {
+	if got := termtext.Clip("héllo wörld", 5); got != "héll…" {
 		t.Errorf("clip = %q", got)
 	}
 }

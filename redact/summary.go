@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/leasedeck/leasedeck/termtext"
 )
 
 // DefaultSummaryMax is the audit journal's summary cap (the contract's
@@ -75,7 +76,7 @@ func Summary(tool string, input any, max int) string {
 		line = line[:window]
 	}
 	line, _ = Redact(line)
-	return Clip(oneLine(line), max)
+	return termtext.Clip(termtext.Flatten(line), max)
 }
 
 // contentKeys hold payloads, never shown in a summary of an opaque tool.
@@ -157,61 +158,10 @@ func HumanBytes(n int) string {
 	}
 }
 
-// invisible are format characters that reorder or hide text in a terminal
-// (bidi overrides, zero-width joiners); a summary shown in the cockpit must
-// read the same as what the agent ran.
-func invisible(r rune) bool {
-	switch {
-	case r >= 0x200B && r <= 0x200F, r >= 0x202A && r <= 0x202E, r >= 0x2060 && r <= 0x2069,
-		r == 0xFEFF, r == 0x2028, r == 0x2029, r == 0x00AD:
-		return true
-	}
-	return false
-}
-
-// oneLine replaces control and invisible characters with spaces, turns
-// invalid UTF-8 into U+FFFD and collapses whitespace runs: the result is
-// safe to print on a terminal and to write to the journal (the audit schema
-// refuses \p{Cc} in a summary).
-func oneLine(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	space := false
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		if unicode.IsControl(r) || unicode.IsSpace(r) || invisible(r) {
-			if !space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = true
-			continue
-		}
-		space = false
-		b.WriteRune(r)
-	}
-	return strings.TrimRight(b.String(), " ")
-}
-
-// Clip cuts s to at most max runes, marking the cut with an ellipsis.
-func Clip(s string, max int) string {
-	if max <= 0 || utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	if max == 1 {
-		return "…"
-	}
-	n := 0
-	for i := range s {
-		if n == max-1 {
-			return strings.TrimRight(s[:i], " ") + "…"
-		}
-		n++
-	}
-	return s
-}
-
-// OneLine is oneLine clipped to max runes: for reasons and messages that
-// come from elsewhere and must fit one line of a terminal or journal.
+// OneLine is s redacted, flattened to one line and clipped to max runes:
+// for reasons and messages that come from elsewhere and must fit one line
+// of a terminal or journal.
 func OneLine(s string, max int) string {
 	r, _ := Redact(s)
-	return Clip(oneLine(r), max)
+	return termtext.Clip(termtext.Flatten(r), max)
 }

@@ -8,9 +8,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/leasedeck/leasedeck/redact"
 	"github.com/leasedeck/leasedeck/registry/record"
 	"github.com/leasedeck/leasedeck/registry/wire"
+	"github.com/leasedeck/leasedeck/termtext"
 )
 
 // Who may do what over the socket is decided here, for every op, from the
@@ -171,7 +171,7 @@ func capabilityHash(capability string) string {
 }
 
 // clipID keeps an id in an error message short.
-func clipID(s string) string { return redact.Clip(s, 48) }
+func clipID(s string) string { return termtext.Clip(s, 48) }
 
 // foldSessionRecord applies a session's started or begun line: the
 // session, its lease, its current turn (kept when current is "" and the

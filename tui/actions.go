@@ -2,6 +2,7 @@ package tui
 
 import (
 	"github.com/leasedeck/leasedeck/registry/record"
+	"github.com/leasedeck/leasedeck/termtext"
 
 	"errors"
 	"fmt"
@@ -54,15 +55,15 @@ func (m *model) onAction(a actionDone) tea.Cmd {
 		}
 		return tea.Batch(m.setFlash(fmt.Sprintf("revoked %d lease(s) from %s", a.revoked, record.ShortID(a.target)), false), m.syncApproval())
 	case "deny-many":
-		return tea.Batch(m.setFlash(fmt.Sprintf("denied %d request(s): %s", a.revoked, clean(a.label)), false), m.syncApproval())
+		return tea.Batch(m.setFlash(fmt.Sprintf("denied %d request(s): %s", a.revoked, termtext.Clean(a.label)), false), m.syncApproval())
 	case "deny-at-quit":
 		return tea.Quit
 	case "approve":
-		return tea.Batch(m.setFlash("approved once: "+clean(a.label), false), m.syncApproval())
+		return tea.Batch(m.setFlash("approved once: "+termtext.Clean(a.label), false), m.syncApproval())
 	case "approve-lease":
-		return tea.Batch(m.setFlash("approved for the lease: "+clean(a.label), false), m.syncApproval())
+		return tea.Batch(m.setFlash("approved for the lease: "+termtext.Clean(a.label), false), m.syncApproval())
 	}
-	return tea.Batch(m.setFlash("denied: "+clean(a.label), false), m.syncApproval())
+	return tea.Batch(m.setFlash("denied: "+termtext.Clean(a.label), false), m.syncApproval())
 }
 
 // actionError says what went wrong in words a person can act on.

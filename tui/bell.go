@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/leasedeck/leasedeck/termtext"
 )
 
 // The bell, and desktop notifications. With many agents requests arrive
@@ -57,7 +58,7 @@ func detectNotifier(getenv func(string) string) notifier {
 
 // notification is the escape sequence that shows body, or "".
 func (n notifier) notification(body string) string {
-	body = strings.ReplaceAll(clean(body), ";", ",")
+	body = strings.ReplaceAll(termtext.Clean(body), ";", ",")
 	switch n {
 	case notifyOSC9:
 		return "\x1b]9;" + body + "\a"

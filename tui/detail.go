@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/termtext"
 )
 
 // The detail pane's tabs. Each is computed from domain values into a plain
@@ -152,7 +153,7 @@ func renderNarrowing(t *theme, n narrowingView, width int) []string {
 	if n.Refused {
 		add(t.bold(t.Danger).Render("✗ REFUSED — nothing was granted"))
 		for _, c := range n.Codes {
-			add("  " + t.Danger.Render(clean(c)))
+			add("  " + t.Danger.Render(termtext.Clean(c)))
 		}
 		if n.Reason != "" && !strings.Contains(strings.Join(n.Codes, "; "), n.Reason) {
 			for _, l := range wrapWords("  reason: ", n.Reason, width) {
@@ -169,7 +170,7 @@ func renderNarrowing(t *theme, n narrowingView, width int) []string {
 			add(t.OK.Render("= granted as declared"))
 		default:
 			// One line: the fields below say the same in full.
-			add(t.Warn.Render(fit("narrowed: "+clean(n.Summary), width)))
+			add(t.Warn.Render(fit("narrowed: "+termtext.Clean(n.Summary), width)))
 		}
 		add(t.Header.Render("declared → granted, field by field"))
 	}
@@ -372,11 +373,11 @@ func renderActivity(t *theme, evs []registry.GateEvent, loc *time.Location, widt
 			what = e.Tool
 		}
 		out = append(out, fit(t.Muted.Render(e.At.In(loc).Format("15:04:05"))+" "+st.Render(fmt.Sprintf("%-5s", e.Decision))+" "+
-			fmt.Sprintf("%-9s ", clean(e.Tool))+clean(what), width))
+			fmt.Sprintf("%-9s ", termtext.Clean(e.Tool))+termtext.Clean(what), width))
 		// An allow's reason is worth a line only when it says more than
 		// the usual (a human approved it, say).
 		if e.Reason != "" && (e.Decision != "allow" || e.Reason != "within the lease") {
-			out = append(out, fit(t.Muted.Render("               "+clean(e.Reason)), width))
+			out = append(out, fit(t.Muted.Render("               "+termtext.Clean(e.Reason)), width))
 		}
 	}
 	return out
@@ -405,12 +406,12 @@ func renderLease(t *theme, d leaseDoc, width int) []string {
 	default:
 		add(t.bold(t.Danger).Render("✗ NOT VERIFIED with the workspace key " + d.KeyFP))
 		for _, p := range d.Problems {
-			add("  " + t.Danger.Render(clean(p)))
+			add("  " + t.Danger.Render(termtext.Clean(p)))
 		}
 	}
 	add("")
 	for _, l := range d.JSON {
-		add(clean(l))
+		add(termtext.Clean(l))
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/leasedeck/leasedeck/termtext"
 )
 
 // A dialog is a modal (UI rule 8): while one is open it gets every key
@@ -67,7 +68,7 @@ func editText(s string, msg tea.KeyPressMsg, clearKey key.Binding) (string, bool
 		if len([]rune(s)) >= 200 {
 			return s, true
 		}
-		return s + clean(msg.Text), true
+		return s + termtext.Clean(msg.Text), true
 	case msg.String() == "space":
 		return s + " ", true
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"github.com/leasedeck/leasedeck/registry/record"
+	"github.com/leasedeck/leasedeck/termtext"
 
 	"fmt"
 	"strings"
@@ -263,7 +264,7 @@ func (m *model) decide(id, outcome, scope, reason string) tea.Cmd {
 		err := actor.Decide(id, outcome, scope, reason)
 		return actionDone{id: aid, kind: kind, target: id, label: label, err: err}
 	}
-	return tea.Batch(m.setFlash(verb+" "+clean(label)+"…", false), run)
+	return tea.Batch(m.setFlash(verb+" "+termtext.Clean(label)+"…", false), run)
 }
 
 func (m *model) approvalCardFor() approvalCard {
@@ -314,7 +315,7 @@ func callLines(text string, width int) []string {
 	numW := len(fmt.Sprint(len(src)))
 	var out []string
 	for i, l := range src {
-		l = clean(strings.ReplaceAll(l, "\t", "    "))
+		l = termtext.Clean(strings.ReplaceAll(l, "\t", "    "))
 		gutter := fmt.Sprintf("%*d│ ", numW, i+1)
 		rest := []rune(l)
 		w := max(width-numW-2, 8)
@@ -358,14 +359,14 @@ func (c approvalCard) Render(width int) string {
 	if r.Client != "" && !strings.Contains(agent, r.Client) {
 		agent += " [" + r.Client + "]"
 	}
-	add(field("agent", clean(agent)))
-	add(field("lease", record.ShortID(r.LeaseID)+"  "+clean(c.Purpose)))
-	add(field("tool", t.bold(t.Text).Render(clean(r.Tool))))
+	add(field("agent", termtext.Clean(agent)))
+	add(field("lease", record.ShortID(r.LeaseID)+"  "+termtext.Clean(c.Purpose)))
+	add(field("tool", t.bold(t.Text).Render(termtext.Clean(r.Tool))))
 	for _, l := range wrapWords(fmt.Sprintf("%-8s", "why"), r.Reason, inner) {
 		add(t.Warn.Render(l))
 	}
 	if len(r.Names) > 0 {
-		add(field("rule", "the lease's approvals list names "+clean(strings.Join(r.Names, ", "))))
+		add(field("rule", "the lease's approvals list names "+termtext.Clean(strings.Join(r.Names, ", "))))
 	}
 	lines = append(lines, c.resources(inner)...)
 	lines = append(lines, c.callText(inner)...)
@@ -461,7 +462,7 @@ func (c approvalCard) footer(inner int) []string {
 		out = append(out, t.Warn.Render("… just arrived: a key now puts it aside; a stray keystroke cannot decide"))
 	}
 	if c.Err != "" {
-		out = append(out, fit(t.Danger.Render("✗ "+clean(c.Err)), inner))
+		out = append(out, fit(t.Danger.Render("✗ "+termtext.Clean(c.Err)), inner))
 	}
 	return out
 }

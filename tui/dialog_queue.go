@@ -2,6 +2,7 @@ package tui
 
 import (
 	"github.com/leasedeck/leasedeck/registry/record"
+	"github.com/leasedeck/leasedeck/termtext"
 
 	"fmt"
 	"sort"
@@ -319,8 +320,8 @@ func (v queueView) row(r queueRow, selected bool, agentW, inner int) string {
 	if len(r.req.Call.Programs) > 0 {
 		what = "runs " + strings.Join(r.req.Call.Programs, ", ") + " · " + what
 	}
-	s := fmt.Sprintf("%s%s%-6s %-7s %s %-8s %-9s %s", cur, mark, age, left, fit(clean(r.agent), agentW),
-		record.ShortID(r.req.LeaseID), fit(clean(r.req.Tool), 9), clean(what))
+	s := fmt.Sprintf("%s%s%-6s %-7s %s %-8s %-9s %s", cur, mark, age, left, fit(termtext.Clean(r.agent), agentW),
+		record.ShortID(r.req.LeaseID), fit(termtext.Clean(r.req.Tool), 9), termtext.Clean(what))
 	s = fit(s, inner)
 	if selected {
 		return t.Selected.Render(s)
@@ -357,7 +358,7 @@ func (v queueView) footer(inner int) []string {
 		out = append(out, fit(t.Danger.Render("✗ "+v.canAct), inner))
 	}
 	if v.st.err != "" {
-		out = append(out, fit(t.Danger.Render("✗ "+clean(v.st.err)), inner))
+		out = append(out, fit(t.Danger.Render("✗ "+termtext.Clean(v.st.err)), inner))
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"github.com/leasedeck/leasedeck/registry/record"
+	"github.com/leasedeck/leasedeck/termtext"
 
 	"fmt"
 	"strings"
@@ -103,7 +104,7 @@ func (c revokeCard) Render(width int) string {
 	lines := []string{
 		t.bold(t.Danger).Render("REVOKE LEASE " + c.Lease),
 		"",
-		clean(c.Agent) + t.Muted.Render(" — "+clean(c.Purpose)),
+		termtext.Clean(c.Agent) + t.Muted.Render(" — "+termtext.Clean(c.Purpose)),
 		t.bold(t.Warn).Render(radius),
 		"",
 		"Reason (required): " + c.Reason + "▏",
@@ -118,7 +119,7 @@ func (c revokeCard) Render(width int) string {
 		lines = append(lines, t.Key.Render("enter")+" revoke   "+t.Key.Render("esc")+" cancel")
 	}
 	if c.Err != "" {
-		lines = append(lines, t.Danger.Render("✗ "+clean(c.Err)))
+		lines = append(lines, t.Danger.Render("✗ "+termtext.Clean(c.Err)))
 	}
 	for i := range lines {
 		lines[i] = fit(lines[i], inner)

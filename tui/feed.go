@@ -9,6 +9,7 @@ import (
 
 	"github.com/leasedeck/leasedeck/journal"
 	"github.com/leasedeck/leasedeck/registry/record"
+	"github.com/leasedeck/leasedeck/termtext"
 )
 
 // feedLine draws one journal line for the feed, in width cells.
@@ -34,7 +35,7 @@ func feedLine(t *theme, e entry, loc *time.Location, width int) string {
 	}
 	style := feedStyle(t, what, &l)
 	line := t.Muted.Render(ts+" "+file+" "+fitRight(fmt.Sprintf("#%d", e.Seq), 6)) + " " +
-		style.Render(fit(what, 20)) + " " + t.Muted.Render(fit(id, 8)) + " " + clean(text)
+		style.Render(fit(what, 20)) + " " + t.Muted.Render(fit(id, 8)) + " " + termtext.Clean(text)
 	return fit(line, width)
 }
 

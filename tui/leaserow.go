@@ -7,6 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/termtext"
 )
 
 // leaseRow is everything one row of the tree shows.
@@ -141,9 +142,9 @@ func (r leaseRow) Render(width int) string {
 	}
 	b.WriteString(st(muted, exp) + " ")
 	b.WriteString(st(gs, glyph) + " ")
-	b.WriteString(st(text, fit(clean(r.Agent), c.agent)))
+	b.WriteString(st(text, fit(termtext.Clean(r.Agent), c.agent)))
 	if c.purpose > 0 {
-		b.WriteString(" " + st(muted, fit(clean(r.Purpose), c.purpose)))
+		b.WriteString(" " + st(muted, fit(termtext.Clean(r.Purpose), c.purpose)))
 	}
 	if c.bar > 0 {
 		if r.HasSteps {

@@ -6,6 +6,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/leasedeck/leasedeck/termtext"
 )
 
 // statusBar is what the bottom line says.
@@ -100,7 +101,7 @@ func (s statusBar) Render(width int) string {
 
 // banner is a full-width red line (chain broken, registry gone).
 func banner(t *theme, text string, width int) string {
-	return t.Banner.Render(fit(" "+clean(text), width))
+	return t.Banner.Render(fit(" "+termtext.Clean(text), width))
 }
 
 func (m *model) statusLine() string {

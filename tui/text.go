@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/leasedeck/leasedeck/termtext"
 )
 
 // fit cuts s to exactly w cells (ANSI-aware), padding with spaces.
@@ -45,7 +46,7 @@ func wrapItems(prefix string, items []string, width int, seps ...string) []strin
 	cur := prefix
 	pw := len([]rune(prefix))
 	for i, it := range items {
-		it = clean(it)
+		it = termtext.Clean(it)
 		sep := sepText
 		if i == len(items)-1 {
 			sep = ""
@@ -65,7 +66,7 @@ func wrapItems(prefix string, items []string, width int, seps ...string) []strin
 
 // wrapWords wraps prose at spaces after a prefix.
 func wrapWords(prefix, text string, width int) []string {
-	return wrapItems(prefix, strings.Fields(clean(text)), width, " ")
+	return wrapItems(prefix, strings.Fields(termtext.Clean(text)), width, " ")
 }
 
 // figure is an optional record figure for display (0 when absent).
@@ -121,22 +122,6 @@ func fmtLeft(d time.Duration) string {
 	}
 	return fmt.Sprintf("%ds", int(math.Ceil(d.Seconds())))
 }
-
-// clean makes text from a journal line safe to print: a control character
-// (a terminal escape in a record) never reaches the terminal.
-func clean(s string) string {
-	if strings.IndexFunc(s, isCtl) < 0 {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if isCtl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-}
-
-func isCtl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
 
 // ansiWidth is the cells s takes on screen.
 func ansiWidth(s string) int { return ansi.StringWidth(s) }

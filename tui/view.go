@@ -2,6 +2,7 @@ package tui
 
 import (
 	"github.com/leasedeck/leasedeck/registry/record"
+	"github.com/leasedeck/leasedeck/termtext"
 
 	"fmt"
 	"strings"
@@ -165,9 +166,9 @@ type counts struct{ live, total, refused int }
 
 func (m *model) header() string {
 	t := m.theme
-	left := t.Title.Render(" leasedeck ") + t.Muted.Render(clean(m.opts.Workspace))
+	left := t.Title.Render(" leasedeck ") + t.Muted.Render(termtext.Clean(m.opts.Workspace))
 	if m.opts.Note != "" {
-		left += "  " + t.Warn.Render(clean(m.opts.Note))
+		left += "  " + t.Warn.Render(termtext.Clean(m.opts.Note))
 	}
 	c := m.counts
 	right := fmt.Sprintf("%d live · %d leases · %d refused ", c.live, c.total, c.refused)
@@ -226,7 +227,7 @@ func emptyHelp(workspace string) []string {
 	return []string{
 		"No leases yet: they appear here as agents begin sessions in this workspace.",
 		"1. Connect a client:  leasedeck install " + clients[0] + "   (or: " + strings.Join(clients[1:], ", ") + ")",
-		"2. Start it here:     cd " + clean(ws) + " && claude   (or codex, gemini)",
+		"2. Start it here:     cd " + termtext.Clean(ws) + " && claude   (or codex, gemini)",
 		"   Its first prompt begins a session, and its lease appears here.",
 		"Or watch a simulated fleet first:  leasedeck demo",
 	}
@@ -282,13 +283,13 @@ func (m *model) detailLines(w int) []string {
 	t := m.theme
 	a := l.Agent()
 	head := []string{
-		fit(t.bold(t.Text).Render(clean(a.Name))+t.Muted.Render("  "+clean(a.RuntimeAgent)+"  "+l.ID), w),
-		fit(t.Muted.Render(clean(l.Purpose())), w),
+		fit(t.bold(t.Text).Render(termtext.Clean(a.Name))+t.Muted.Render("  "+termtext.Clean(a.RuntimeAgent)+"  "+l.ID), w),
+		fit(t.Muted.Render(termtext.Clean(l.Purpose())), w),
 		"",
 	}
 	if m.lay.detH < 12 {
 		// A short pane: one line of who, the rest for the tab.
-		head = []string{fit(t.bold(t.Text).Render(clean(a.Name))+t.Muted.Render(" · "+record.ShortID(l.ID)+" · "+clean(l.Purpose())), w)}
+		head = []string{fit(t.bold(t.Text).Render(termtext.Clean(a.Name))+t.Muted.Render(" · "+record.ShortID(l.ID)+" · "+termtext.Clean(l.Purpose())), w)}
 	}
 	if cv, ok := computeClosed(m.deck, l, m.now); ok {
 		head = append(head, renderClosed(t, cv, m.loc, m.now, w)...)

@@ -19,6 +19,7 @@ import (
 	"github.com/leasedeck/leasedeck/journal"
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/registry/record"
+	"github.com/leasedeck/leasedeck/termtext"
 	"github.com/leasedeck/leasedeck/workspace"
 )
 
@@ -164,10 +165,10 @@ func verifyAnchors(dir string, e *env) (registry.Key, journal.VerifyOptions, int
 // prove, and returns the exit code.
 func printVerifyReport(dir string, r journal.Report, e *env) int {
 	for _, b := range r.Breaks {
-		fmt.Fprintln(e.stdout, oneLine(b.String()))
+		fmt.Fprintln(e.stdout, termtext.Clean(b.String()))
 	}
 	for _, n := range r.Notices {
-		fmt.Fprintln(e.stdout, "note: "+oneLine(n))
+		fmt.Fprintln(e.stdout, "note: "+termtext.Clean(n))
 	}
 	cp := r.Checkpoints
 	switch {
@@ -253,16 +254,6 @@ func journalKeyPath(dir string) (path, note string) {
 	return w.KeyPath(), ""
 }
 
-// oneLine keeps one break to one output line whatever its reason holds.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-}
-
 func runJournalTail(args []string, e *env) int {
 	fs := flag.NewFlagSet("journal tail", flag.ContinueOnError)
 	follow := fs.Bool("follow", false, "keep printing new lines until interrupted")
@@ -297,7 +288,7 @@ func runJournalTail(args []string, e *env) int {
 		mu.Lock()
 		defer mu.Unlock()
 		out.Flush()
-		e.errorf("journal tail: %s", oneLine(p.Error()))
+		e.errorf("journal tail: %s", termtext.Clean(p.Error()))
 	}
 
 	next, err := printLast(dir, *n, print, warn)
@@ -331,7 +322,7 @@ func runJournalTail(args []string, e *env) int {
 			}
 			for _, br := range b.Breaks {
 				out.Flush()
-				e.errorf("journal tail: %s", oneLine(br.String()))
+				e.errorf("journal tail: %s", termtext.Clean(br.String()))
 			}
 			out.Flush()
 		case err := <-tailErr:

@@ -15,11 +15,11 @@ import (
 
 	"github.com/leasedeck/leasedeck/handshake"
 	"github.com/leasedeck/leasedeck/journal"
-	"github.com/leasedeck/leasedeck/redact"
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/registry/record"
 	"github.com/leasedeck/leasedeck/registry/wire"
 	"github.com/leasedeck/leasedeck/schemas"
+	"github.com/leasedeck/leasedeck/termtext"
 	"github.com/leasedeck/leasedeck/workspace"
 )
 
@@ -342,8 +342,8 @@ func runLeases(args []string, e *env) int {
 			if len(l.Refusals) > 0 {
 				reason = strings.Join(l.Refusals, ",") + " " + reason
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(l.ID), short(l.ParentID), l.Status, redact.Clip(l.Agent, 24),
-				redact.Clip(l.Purpose, 40), steps, children, l.ExpiresAt, redact.Clip(reason, 60))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(l.ID), short(l.ParentID), l.Status, termtext.Clip(l.Agent, 24),
+				termtext.Clip(l.Purpose, 40), steps, children, l.ExpiresAt, termtext.Clip(reason, 60))
 		}
 		tw.Flush()
 		return exitOK
@@ -457,7 +457,7 @@ func runApprovals(args []string, e *env) int {
 		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "APPROVAL\tLEASE\tCLIENT\tTOOL\tNEEDS\tDEADLINE\tSUMMARY")
 		for _, a := range res.Pending {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, short(a.LeaseID), a.Client, a.Tool, strings.Join(a.Names, ","), a.Deadline, redact.Clip(a.Summary, 70))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, short(a.LeaseID), a.Client, a.Tool, strings.Join(a.Names, ","), a.Deadline, termtext.Clip(a.Summary, 70))
 		}
 		tw.Flush()
 		return exitOK
