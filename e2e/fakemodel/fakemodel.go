@@ -7,7 +7,10 @@
 //   - [NewOpenAI]: the OpenAI Responses API (POST /v1/responses, server-sent
 //     events) that Codex CLI talks to through a custom model provider;
 //   - [NewGemini]: the Gemini API (POST /v1beta/models/M:streamGenerateContent
-//     ?alt=sse) that Gemini CLI talks to through GOOGLE_GEMINI_BASE_URL.
+//     ?alt=sse) that Gemini CLI talks to through GOOGLE_GEMINI_BASE_URL;
+//   - [NewChat]: the OpenAI Chat Completions API (POST …/chat/completions,
+//     streamed chunks) that Qwen Code, Copilot CLI (BYOK), OpenCode and pi
+//     talk to through a custom OpenAI-compatible endpoint.
 //
 // Each server plays [Script]s of tool calls. The script is chosen by a
 // marker, [Marker](name), in the conversation's first user message, and the

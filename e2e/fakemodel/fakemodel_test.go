@@ -165,3 +165,51 @@ func TestGeminiScript(t *testing.T) {
 		t.Fatalf("classifier: %s", body)
 	}
 }
+
+func TestChatScript(t *testing.T) {
+	s := NewChat(Script{Name: "main", Steps: []Step{
+		{Calls: []Call{{Name: "run_shell_command", Input: map[string]any{"command": "ls"}}, {Name: "read_file", Input: map[string]any{"file_path": "a"}}}},
+		{Text: "All done."},
+	}})
+	defer s.Close()
+	user := map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "go " + Marker("main")}}}
+	tools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "run_shell_command"}}}
+	resp, body := post(t, s.URL+"/api/v1/chat/completions", nil, map[string]any{"model": "fake-model", "stream": true,
+		"stream_options": map[string]any{"include_usage": true}, "tools": tools, "messages": []any{user}})
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(body), "data: [DONE]") {
+		t.Fatalf("stream does not end with [DONE]:\n%s", body)
+	}
+	evs := events(t, strings.TrimSuffix(strings.TrimSpace(body), "data: [DONE]"))
+	if len(evs) != 3 || !strings.Contains(body, `"arguments":"{\"command\":\"ls\"}"`) || !strings.Contains(body, `"id":"`+ChatCallID("main", 0, 1)+`"`) ||
+		!strings.Contains(body, `"finish_reason":"tool_calls"`) || !strings.Contains(body, `"usage":{`) {
+		t.Fatalf("tool-call stream:\n%s", body)
+	}
+	msgs := []any{map[string]any{"role": "system", "content": "sys"}, user,
+		map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": ChatCallID("main", 0, 0), "type": "function"},
+			map[string]any{"id": ChatCallID("main", 0, 1), "type": "function"}}},
+		map[string]any{"role": "tool", "tool_call_id": ChatCallID("main", 0, 0), "content": "Denied by preToolUse hook: no"},
+		map[string]any{"role": "tool", "tool_call_id": ChatCallID("main", 0, 1), "content": "a's text"},
+	}
+	_, body = post(t, s.URL+"/v1/chat/completions", nil, map[string]any{"stream": true, "tools": tools, "messages": msgs})
+	if !strings.Contains(body, `"content":"All done."`) || !strings.Contains(body, `"finish_reason":"stop"`) {
+		t.Fatalf("final:\n%s", body)
+	}
+	rs, ok := s.ResultsAfter("main", 0)
+	if !ok || len(rs) != 2 || rs[0].ID != ChatCallID("main", 0, 0) || rs[0].Text != "Denied by preToolUse hook: no" || rs[1].Text != "a's text" {
+		t.Fatalf("results %v %+v", ok, rs)
+	}
+	// A title request offers no tools: plain text, no step consumed, not streamed when not asked.
+	_, body = post(t, s.URL+"/v1/chat/completions", nil, map[string]any{"messages": []any{user}})
+	if !strings.Contains(body, `"object":"chat.completion"`) || !strings.Contains(body, `"content":"ok"`) {
+		t.Fatalf("side: %s", body)
+	}
+	if n := len(s.Turns("main")); n != 2 {
+		t.Fatalf("%d scripted turns", n)
+	}
+	if resp, _ := post(t, s.URL+"/v1/responses", nil, map[string]any{}); resp.StatusCode != 404 {
+		t.Fatalf("unknown path: %d", resp.StatusCode)
+	}
+}
