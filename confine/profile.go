@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -61,16 +60,6 @@ func ProfileFor(client string) Profile {
 	p := profiles[client]
 	p.Client = client
 	return p
-}
-
-// Clients lists the clients with a profile.
-func Clients() []string {
-	out := make([]string, 0, len(profiles))
-	for c := range profiles {
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Inputs are the facts of one run that, with the lease and the profile,

@@ -8,9 +8,6 @@
 package redact
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"math"
 	"sort"
 	"strconv"
@@ -162,9 +159,6 @@ func Redact(s string) (string, []Finding) {
 	return b.String(), findings
 }
 
-// ContainsSecret reports whether Redact would change s.
-func ContainsSecret(s string) bool { return len(findSpans(s)) > 0 }
-
 // RedactValue returns a copy of a JSON tree (as schemas.ParseJSON builds it)
 // with every string redacted, and every string under a member whose name
 // announces a secret ("password", "api_key", "env.GITHUB_TOKEN") replaced
@@ -213,13 +207,4 @@ func redactValue(v any, path string, underSecret bool, findings *[]Finding) any 
 // EscapePointer escapes one JSON-pointer token (RFC 6901).
 func EscapePointer(tok string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
-}
-
-// SaltedHash is the hex HMAC-SHA256 of s under salt: how session ids, turn
-// ids and prompts are stored, so that equal values can be correlated within
-// one deployment without being recoverable or comparable across deployments.
-func SaltedHash(salt []byte, s string) string {
-	m := hmac.New(sha256.New, salt)
-	m.Write([]byte(s))
-	return hex.EncodeToString(m.Sum(nil))
 }

@@ -278,21 +278,6 @@ func TestSummary(t *testing.T) {
 	}
 }
 
-func TestSaltedHash(t *testing.T) {
-	a := SaltedHash([]byte("salt-1"), "session-123")
-	b := SaltedHash([]byte("salt-2"), "session-123")
-	if len(a) != 64 || a == b || a == SaltedHash([]byte("salt-1"), "session-124") {
-		t.Errorf("salted hashes: %s %s", a, b)
-	}
-	if a != SaltedHash([]byte("salt-1"), "session-123") {
-		t.Error("not deterministic")
-	}
-	// RFC 4231 test case 2.
-	if got := SaltedHash([]byte("Jefe"), "what do ya want for nothing?"); got != "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843" {
-		t.Errorf("HMAC-SHA256 = %s", got)
-	}
-}
-
 func TestOneLineAndClip(t *testing.T) {
 	if got := OneLine("a\nb\tc  d ghp_aB3cD6eF9gH2iJ5kL8mN1oP4qR7sT0uV3wX6y", 100); got != "a b c d [redacted]" {
 		t.Errorf("OneLine = %q", got)

@@ -218,14 +218,7 @@ func TestApprovalFlow(t *testing.T) {
 	type result struct{ a GateAnswer }
 	done := make(chan GateAnswer, 1)
 	go func() { done <- f.gate(id, "Bash", map[string]any{"command": "rm -rf src/tmp"}) }()
-	var pending []ApprovalView
-	for i := 0; i < 200 && len(pending) == 0; i++ {
-		time.Sleep(5 * time.Millisecond)
-		pending = f.svc.PendingApprovals()
-	}
-	if len(pending) != 1 {
-		t.Fatalf("pending %v", pending)
-	}
+	pending := waitPending(t, f, 1)
 	if _, err := f.svc.DecideApproval("nope", approvals.Approved, approvals.Once, "", "test"); err == nil {
 		t.Fatal("decided an unknown approval")
 	}
@@ -245,10 +238,7 @@ func TestApprovalFlow(t *testing.T) {
 	// A deny's reason reaches the caller.
 	id2 := f.issue(agentManifest("b", 10, nil), "")
 	go func() { done <- f.gate(id2, "Bash", map[string]any{"command": "rm src/y"}) }()
-	for i := 0; i < 200 && len(f.svc.PendingApprovals()) == 0; i++ {
-		time.Sleep(5 * time.Millisecond)
-	}
-	p := f.svc.PendingApprovals()[0]
+	p := waitPending(t, f, 1)[0]
 	f.svc.DecideApproval(p.ID, approvals.Denied, "", "not today", "test")
 	if got := <-done; got.Verdict != VerdictDeny || got.Reason != "a human denied this call: not today" {
 		t.Fatalf("denied call: %+v", got)

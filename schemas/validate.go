@@ -6,7 +6,6 @@ package schemas
 
 import (
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -176,10 +175,4 @@ func ValidateJSON(shape Shape, data []byte) (any, []Error, error) {
 	}
 	errs, err := Validate(shape, v)
 	return v, errs, err
-}
-
-// MarshalErrors renders errors as a JSON array, for --json outputs.
-func MarshalErrors(errs []Error) []byte {
-	b, _ := json.Marshal(errs)
-	return b
 }

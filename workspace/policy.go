@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/leasedeck/leasedeck/schemas"
@@ -61,16 +60,6 @@ func (w Workspace) LoadPolicy() (Policy, error) {
 		p.Agents[name], p.AgentHashes[name] = v, sha256Hex(b)
 	}
 	return p, nil
-}
-
-// AgentNames lists the loaded agents' names, sorted.
-func (p Policy) AgentNames() []string {
-	out := make([]string, 0, len(p.Agents))
-	for n := range p.Agents {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func readBounded(path string) ([]byte, error) {

@@ -197,12 +197,8 @@ func TestClaudeSessionReplay(t *testing.T) {
 	go func() {
 		done <- w.run(tool("PreToolUse", "Bash", map[string]any{"command": "rm -rf build"}), "hook", "claude-code", "--workspace", w.dir, "--timeout", "30")
 	}()
-	var pending []registry.ApprovalView
-	for i := 0; i < 200 && len(pending) == 0; i++ {
-		time.Sleep(25 * time.Millisecond)
-		json.Unmarshal([]byte(w.run("", "approvals", "--json").stdout), &pending)
-	}
-	if len(pending) != 1 || pending[0].Client != "claude-code" {
+	pending := w.waitApprovals(t, 1)
+	if pending[0].Client != "claude-code" {
 		t.Fatalf("pending: %+v", pending)
 	}
 	if r := w.run("", "approve", pending[0].ID); r.code != 0 {

@@ -129,6 +129,25 @@ func (w *wsEnv) serve() []string {
 	return said
 }
 
+// waitApprovals polls `leasedeck approvals --json` until n requests are
+// pending (the held call has no other signal a test can see), failing the
+// test past a deadline that a slow, loaded machine still meets.
+func (w *wsEnv) waitApprovals(t *testing.T, n int) []wire.ApprovalView {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var pending []wire.ApprovalView
+		r := w.run("", "approvals", "--json")
+		if r.code == 0 && json.Unmarshal([]byte(r.stdout), &pending) == nil && len(pending) == n {
+			return pending
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("want %d pending approvals; `approvals --json` said: %+v", n, r)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
 func (w *wsEnv) stop() {
 	if w.serv == nil {
 		return
@@ -266,14 +285,7 @@ func TestRegistryEndToEnd(t *testing.T) {
 			Input: wire.DocOf(map[string]any{"command": "rm -rf src/old"})})
 		answered <- a
 	}()
-	var pending []wire.ApprovalView
-	for i := 0; i < 100 && len(pending) == 0; i++ {
-		time.Sleep(50 * time.Millisecond)
-		json.Unmarshal([]byte(w.run("", "approvals", "--json").stdout), &pending)
-	}
-	if len(pending) != 1 {
-		t.Fatalf("pending approvals: %v", pending)
-	}
+	pending := w.waitApprovals(t, 1)
 	if r := w.run("", "approve", pending[0].ID); r.code != 0 {
 		t.Fatalf("approve: %+v", r)
 	}

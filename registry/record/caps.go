@@ -47,16 +47,6 @@ func Cap(f Field) int {
 	return NoCap
 }
 
-// CapsError reports a capped member whose cap could not be read from the
-// embedded schemas (a test holds this to nil).
-func CapsError() error {
-	if _, err := capsOnce(); err != nil {
-		return err
-	}
-	_, err := maxTokensOnce()
-	return err
-}
-
 func loadCaps() (map[Field]int, error) {
 	caps := map[Field]int{}
 	docs := map[string]any{}

@@ -88,16 +88,6 @@ var (
 	}()
 )
 
-// DetailNames lists the string members of the vocabulary (for tests that
-// walk every free-text field).
-func DetailNames() []string {
-	out := make([]string, len(detailStrings))
-	for i, f := range detailStrings {
-		out[i] = f.name
-	}
-	return out
-}
-
 // SetString sets a string member of the vocabulary by name, or keeps it
 // in Extra when the vocabulary has no such member.
 func (d *Details) SetString(name, v string) {

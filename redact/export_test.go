@@ -1,0 +1,4 @@
+package redact
+
+// ContainsSecret reports whether Redact would change s.
+func ContainsSecret(s string) bool { return len(findSpans(s)) > 0 }
