@@ -13,7 +13,9 @@ import (
 // long as ctx allows when some process holds the registry lock (a
 // registry is starting: replaying its journal), and for at most grace when
 // none does or the OS cannot tell (a registry may be about to restart). A
-// squatter is final: no retry.
+// connection that ends before the registry's answer (one that stopped or
+// crashed meanwhile) is tried again the same way. A squatter is final: no
+// retry.
 func (t Target) Dial(ctx context.Context, grace time.Duration) (net.Conn, Answer, error) {
 	start := time.Now()
 	backoff := 10 * time.Millisecond
@@ -23,11 +25,17 @@ func (t Target) Dial(ctx context.Context, grace time.Duration) (net.Conn, Answer
 		conn, err := d.DialContext(ctx, "unix", t.Socket)
 		if err == nil {
 			a, verr := t.Verify(ctx, conn)
-			if verr != nil {
-				conn.Close()
+			if verr == nil {
+				return conn, a, nil
+			}
+			conn.Close()
+			var squat *SquatterError
+			if errors.As(verr, &squat) || ctx.Err() != nil {
 				return nil, Answer{}, verr
 			}
-			return conn, a, nil
+			// The registry went away between the connect and its answer
+			// (it stopped or crashed): as if nothing listened.
+			err = verr
 		}
 		last = err
 		if ctx.Err() != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,10 +32,63 @@ func checkPeer(conn net.Conn, lock string) (int, error) {
 			return pid, nil
 		}
 	}
+	if peerGone(conn, pid) {
+		// A registry that stopped or crashed after the kernel queued this
+		// connection (it released its lock on the way out): nothing is
+		// there to believe or to disbelieve, and the caller may dial the
+		// one coming back.
+		return 0, fmt.Errorf("%w: the registry (pid %d) ended while connecting", ErrNoRegistry, pid)
+	}
 	if len(holders) == 0 {
 		return 0, &SquatterError{Why: fmt.Sprintf("pid %d answers but no process holds the registry lock %s", pid, lock)}
 	}
 	return 0, &SquatterError{Why: fmt.Sprintf("pid %d answers but the registry lock is held by pid %v", pid, holders)}
+}
+
+// peerGone reports whether the process at the other end of conn has
+// ended or is ending: the connection was reset or closed before a word
+// was said (a live peer has nothing to say before the hello, so the probe
+// takes nothing from it), or the kernel says pid is exiting, a zombie or
+// gone. A live squatter is none of these.
+func peerGone(conn net.Conn, pid int) bool {
+	conn.SetReadDeadline(time.Now().Add(peerProbe))
+	var b [1]byte
+	n, err := conn.Read(b[:])
+	conn.SetReadDeadline(time.Time{})
+	var ne net.Error
+	if n == 0 && err != nil && !(errors.As(err, &ne) && ne.Timeout()) {
+		return true
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	return processExiting(string(stat))
+}
+
+// peerProbe is how long peerGone waits for a reset connection to say so.
+const peerProbe = 20 * time.Millisecond
+
+// processExiting reads /proc/PID/stat: state Z (zombie) or X (dead), or
+// the PF_EXITING flag, which the kernel sets before it releases the
+// process's files and locks.
+func processExiting(stat string) bool {
+	// "pid (comm) S ppid pgrp session tty tpgid flags …"; comm may hold
+	// spaces and parentheses, so fields count from the last ')'.
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(stat[i+1:])
+	if len(f) < 7 {
+		return false
+	}
+	if f[0] == "Z" || f[0] == "X" {
+		return true
+	}
+	flags, err := strconv.ParseUint(f[6], 10, 64)
+	const pfExiting = 0x4
+	return err == nil && flags&pfExiting != 0
 }
 
 // peerPID is the pid of the process at the other end of conn

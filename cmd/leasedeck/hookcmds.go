@@ -79,11 +79,11 @@ func runBridge(args []string, e *env) int {
 	if t.client == nil {
 		return write(unanswered(&bridge.Event{Op: req.Op, Gate: req.Op == bridge.OpPreTool}, t.why), exitUnreachable)
 	}
-	defer t.client.Close()
+	defer t.close()
 	if *wait <= 0 {
 		*wait = t.approvalTimeout()
 	}
-	return write(bridge.Process(t.client, req, t.options(ctx, *wait)), exitOK)
+	return write(bridge.Process(t.caller(), req, t.options(ctx, *wait)), exitOK)
 }
 
 // runHook: leasedeck hook CLIENT [--timeout SECONDS] — a client's native
@@ -136,13 +136,13 @@ func runHook(args []string, e *env) int {
 	if t.client == nil {
 		return emit(bridge.Render(a, ev, bridge.VerdictFor(ev, unanswered(ev, t.why))))
 	}
-	defer t.client.Close()
+	defer t.close()
 	req, err := ev.Request("")
 	if err != nil {
 		return emit(bridge.Render(a, ev, bridge.FailVerdict(t.mode(), ev, err.Error())))
 	}
 	wait := approvalBudget(a, ev.Native, configured, t, deadline)
-	resp := bridge.Process(t.client, req, t.options(ctx, wait))
+	resp := bridge.Process(t.caller(), req, t.options(ctx, wait))
 	return emit(bridge.Render(a, ev, bridge.VerdictFor(ev, resp)))
 }
 

@@ -38,6 +38,7 @@ const restartGrace = 2 * time.Second
 // comes from a file an agent can write.
 type bridgeTarget struct {
 	client *wire.Client
+	target handshake.Target // what client was dialled to, to dial again
 	ws     workspace.Workspace
 	hello  handshake.Answer
 	why    string // why there is no client
@@ -109,7 +110,8 @@ func connectPinned(ctx context.Context, flagValue string) *bridgeTarget {
 		t.why = fmt.Sprintf("cannot check that the registry of %s is the real one: %v", w.Root, err)
 		return t
 	}
-	conn, hello, err := target.Dial(ctx, restartGrace)
+	t.target = target
+	c, hello, err := t.redial(ctx)
 	var squat *handshake.SquatterError
 	switch {
 	case errors.As(err, &squat):
@@ -119,15 +121,26 @@ func connectPinned(ctx context.Context, flagValue string) *bridgeTarget {
 		t.why = fmt.Sprintf("no registry is running in %s (%v)", w.Root, err)
 		return t
 	}
-	t.hello = hello
-	t.client = wire.NewClient(conn)
+	t.hello, t.client = hello, c
+	return t
+}
+
+// redial connects to the target's registry and verifies it, waiting
+// within ctx for one that is starting or restarting, and returns a client
+// bound by ctx's deadline.
+func (t *bridgeTarget) redial(ctx context.Context) (*wire.Client, handshake.Answer, error) {
+	conn, hello, err := t.target.Dial(ctx, restartGrace)
+	if err != nil {
+		return nil, hello, err
+	}
+	c := wire.NewClient(conn)
 	// Under `leasedeck run`, the run's ticket makes this session a child
 	// of the run's lease.
-	t.client.SetRunTicket(os.Getenv(wire.RunTicketEnv))
+	c.SetRunTicket(os.Getenv(wire.RunTicketEnv))
 	if d, ok := ctx.Deadline(); ok {
-		t.client.SetDeadline(d)
+		c.SetDeadline(d)
 	}
-	return t
+	return c, hello, nil
 }
 
 // hookDeadline is when a hook's whole exchange must be over: the

@@ -151,7 +151,11 @@ func (c *Client) roundTripWithin(ctx context.Context, msg []byte) ([]byte, error
 
 func (c *Client) roundTrip(msg []byte) ([]byte, error) {
 	if _, err := c.conn.Write(msg); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+		}
+		return nil, fmt.Errorf("%w: %w: %v", ErrUnreachable, ErrConnectionLost, err)
 	}
 	line, tooLarge, err := ReadMessage(c.r, MaxAnswer)
 	if tooLarge {
@@ -162,7 +166,7 @@ func (c *Client) roundTrip(msg []byte) ([]byte, error) {
 		if errors.As(err, &ne) && ne.Timeout() {
 			return nil, fmt.Errorf("%w: no answer in time: %v", ErrUnreachable, err)
 		}
-		return nil, fmt.Errorf("%w: connection lost: %v", ErrUnreachable, err)
+		return nil, fmt.Errorf("%w: %w: %v", ErrUnreachable, ErrConnectionLost, err)
 	}
 	return line, nil
 }

@@ -108,3 +108,11 @@ var Codes = []struct {
 // get an answer from it, so callers can tell "no registry" (exit 4, fail
 // closed) from an answer.
 var ErrUnreachable = errors.New("registry unreachable")
+
+// ErrConnectionLost (always with ErrUnreachable) means the connection
+// ended, or could not be written, before the answer came: the registry
+// stopped or crashed while the message was on its way. The message may or
+// may not have been acted on; a caller that asks again (a hook, through a
+// new, verified connection) may be charged twice, never allowed without an
+// answer.
+var ErrConnectionLost = errors.New("connection lost")

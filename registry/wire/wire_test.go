@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestDocKeepsNumbersAndRefusesDuplicates(t *testing.T) {
@@ -125,8 +127,23 @@ func TestClientMessageShape(t *testing.T) {
 		t.Fatalf("status message %v", m)
 	}
 	theirs.Close()
-	if _, err := c.Leases(context.Background()); !errors.Is(err, ErrUnreachable) {
+	if _, err := c.Leases(context.Background()); !errors.Is(err, ErrUnreachable) || !errors.Is(err, ErrConnectionLost) {
 		t.Fatalf("closed peer: %v", err)
+	}
+}
+
+// A call that runs out of time is not a lost connection: a hook does not
+// ask again for it.
+func TestTimeoutIsNotConnectionLost(t *testing.T) {
+	ours, theirs := net.Pipe()
+	defer theirs.Close()
+	go io.Copy(io.Discard, theirs)
+	c := NewClient(ours)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := c.Leases(ctx)
+	if !errors.Is(err, ErrUnreachable) || errors.Is(err, ErrConnectionLost) {
+		t.Fatalf("timed out call: %v", err)
 	}
 }
 
