@@ -53,6 +53,9 @@ func (s *Service) ask(ctx context.Context, req GateRequest, res GateResult) Gate
 			}
 		}
 	}
+	if d.Outcome != "" {
+		req.decided = &d
+	}
 	switch d.Outcome {
 	case approvals.Approved:
 		s.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/leasedeck/leasedeck/approvals"
 	"github.com/leasedeck/leasedeck/redact"
 	"github.com/leasedeck/leasedeck/registry/record"
 	"github.com/leasedeck/leasedeck/schemas"
@@ -25,6 +26,9 @@ type GateRequest struct {
 	DryRun bool
 
 	admission string // the lifecycle turn this call belongs to, if any
+	// decided is the human decision a held call was answered by, so its
+	// gate line says who decided and how far it reaches.
+	decided *approvals.Decision
 }
 
 // GateAnswer is the gate's final answer to a call.
@@ -140,6 +144,9 @@ func (s *Service) recordGate(req GateRequest, v Verdict, reason, approvalID stri
 	}
 	d := record.Details{LeaseID: req.LeaseID, Tool: req.Call.Tool, Decision: string(v), Client: req.Client,
 		ApprovalID: approvalID, AdmissionID: req.admission}
+	if req.decided != nil {
+		d.By, d.Scope = req.decided.By, string(req.decided.Scope)
+	}
 	switch {
 	case req.DryRun:
 		et, d.Extra = EventGateChecked, map[string]any{"dry_run": true}

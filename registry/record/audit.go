@@ -9,18 +9,24 @@ import (
 // Audit event types leasedeck writes (the contract reserves other first
 // segments; ours is the vendor name).
 const (
-	GateAllowed      = "leasedeck.gate.allowed"
-	GateDenied       = "leasedeck.gate.denied"
-	GateHeld         = "leasedeck.gate.held"
-	BudgetSpent      = "leasedeck.budget.spent"
-	ApprovalAsked    = "leasedeck.approval.requested"
-	ApprovalDecided  = "leasedeck.approval.decided"
-	RegistryStarted  = "leasedeck.registry.started"
-	ToolReported     = "leasedeck.tool.reported"
-	ScopeViolation   = "leasedeck.scope.violated"
-	SessionStarted   = "leasedeck.session.started"
-	SessionBegun     = "leasedeck.session.begun"
-	SessionFinalized = "leasedeck.session.finalized"
+	GateAllowed     = "leasedeck.gate.allowed"
+	GateDenied      = "leasedeck.gate.denied"
+	GateHeld        = "leasedeck.gate.held"
+	BudgetSpent     = "leasedeck.budget.spent"
+	ApprovalAsked   = "leasedeck.approval.requested"
+	ApprovalDecided = "leasedeck.approval.decided"
+	// ApprovalClientAsked: a held call was handed to the client's own
+	// permission prompt (policy approvals.where "client"), not the cockpit.
+	ApprovalClientAsked = "leasedeck.approval.client_asked"
+	// ApprovalClientAnswered: what the client's next events say became of
+	// a call asked in the client (details.outcome, details.source).
+	ApprovalClientAnswered = "leasedeck.approval.client_answered"
+	RegistryStarted        = "leasedeck.registry.started"
+	ToolReported           = "leasedeck.tool.reported"
+	ScopeViolation         = "leasedeck.scope.violated"
+	SessionStarted         = "leasedeck.session.started"
+	SessionBegun           = "leasedeck.session.begun"
+	SessionFinalized       = "leasedeck.session.finalized"
 )
 
 // Audit is one line of the audit journal.

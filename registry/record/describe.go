@@ -101,8 +101,15 @@ func ShortID(id string) string {
 
 func (l *Line) text() string {
 	if l.Kind == journal.Audit {
+		decided := Decider(&l.Audit)
 		if l.Audit.Summary != "" {
+			if decided != "" {
+				return decided + " — " + l.Audit.Summary
+			}
 			return l.Audit.Summary
+		}
+		if decided != "" {
+			return decided
 		}
 		return flat(l.Audit.Details.value())
 	}
@@ -187,4 +194,60 @@ func display(s string, max int) string {
 		n++
 	}
 	return b.String()
+}
+
+// Decider says who decided an approval and why, for an audit event that
+// records a decision (an approval decided, a call the client's own prompt
+// was asked about, the gate line of an approved call): "approved once by
+// cockpit", "denied by operator: not on main", "expired (no decision before
+// the deadline)". Empty for any other event.
+func Decider(a *Audit) string {
+	d := &a.Details
+	switch a.EventType {
+	case ApprovalDecided:
+	case GateAllowed, GateDenied:
+		if d.ApprovalID == "" || d.By == "" {
+			return ""
+		}
+	case ApprovalAsked:
+		return "waits for a human (" + orDash(d.Names) + ")"
+	case ApprovalClientAsked:
+		return "asked in the client (" + orDash(d.Client) + "): its own permission prompt decides"
+	case ApprovalClientAnswered:
+		s := "client answered: " + orDash(d.Outcome)
+		if d.Source != "" {
+			s += " (evidence: " + d.Source + ")"
+		}
+		return s
+	default:
+		return ""
+	}
+	outcome := d.Outcome
+	if outcome == "" {
+		outcome = map[string]string{GateAllowed: "approved", GateDenied: "denied"}[a.EventType]
+	}
+	s := outcome
+	if outcome == "approved" {
+		s += map[string]string{"lease": " for the lease", "": " once", "once": " once"}[d.Scope]
+	}
+	switch d.By {
+	case "expiry":
+		s += " (no decision before the deadline)"
+	case "restart":
+		s += " (the registry restarted while it waited)"
+	case "":
+	default:
+		s += " by " + d.By
+	}
+	if a.EventType == ApprovalDecided && a.Reasoning != "" {
+		s += ": " + a.Reasoning
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
