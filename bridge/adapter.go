@@ -318,6 +318,7 @@ func init() {
 	register(codexAdapter{}, "codex-cli", "openai-codex")
 	register(geminiAdapter{}, "gemini-cli")
 	register(vscodeAdapter{}, "vs-code", "code", "copilot-vscode")
+	register(qwenAdapter{}, "qwen", "qwen_code", "qwencode")
 }
 
 // AdapterFor returns the adapter for a client name ("claude-code", "codex",
@@ -332,7 +333,7 @@ func AdapterFor(name string) (Adapter, error) {
 
 // Clients lists the adapter names.
 func Clients() []string {
-	return []string{"claude-code", "codex", "gemini", "vscode"}
+	return []string{"claude-code", "codex", "gemini", "vscode", "qwen-code"}
 }
 
 // Render renders v for ev with the adapter that parsed ev (which may differ

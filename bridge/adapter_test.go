@@ -321,6 +321,10 @@ func TestUnknownFieldsTolerated(t *testing.T) {
 	}
 }
 
+// unreadableExit is the exit code of the answer to an unreadable payload
+// where it is not 1 (a client that ignores exit 1 on its gate).
+var unreadableExit = map[string]int{}
+
 func TestBadInput(t *testing.T) {
 	for _, client := range Clients() {
 		a, _ := AdapterFor(client)
@@ -339,8 +343,12 @@ func TestBadInput(t *testing.T) {
 					t.Errorf("%s: no error", name)
 				}
 				out := Render(a, ev, FailVerdict("enforce", ev, err.Error()))
-				if out.ExitCode != 1 || len(out.Stderr) == 0 {
-					t.Errorf("%s: %+v, want exit 1 with a message", name, out)
+				want := 1
+				if w, ok := unreadableExit[client]; ok {
+					want = w
+				}
+				if out.ExitCode != want || len(out.Stderr) == 0 {
+					t.Errorf("%s: %+v, want exit %d with a message", name, out, want)
 				}
 			}
 		})
@@ -520,6 +528,9 @@ func TestApprovalWait(t *testing.T) {
 		for _, p := range []int{10, 60, 300, 600, 1800} {
 			policy := secs(p)
 			hook := HookTimeoutFor(policy)
+			if max := a.Timeout("PreToolUse").Max; max > 0 && hook > max {
+				continue // the client cannot wait that long (TestQwenInstall)
+			}
 			if got := ApprovalWait(a, "PreToolUse", hook, policy); got != policy {
 				t.Errorf("%s: wait with the installed timeout = %s, want the whole policy %s", client, got, policy)
 			}

@@ -271,12 +271,14 @@ func parseClaudeTool(p *payload, ev *Event, client string) error {
 	if err != nil {
 		return err
 	}
-	var tc *ToolCall
-	if client == "codex" {
-		tc, err = translateCodex(client, native, in)
-	} else {
-		tc, err = translateClaude(client, native, in)
+	translate := translateClaude
+	switch client {
+	case "codex":
+		translate = translateCodex
+	case "qwen-code":
+		translate = translateQwen
 	}
+	tc, err := translate(client, native, in)
 	if err != nil {
 		if ev.Gate {
 			return err

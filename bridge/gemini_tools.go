@@ -6,9 +6,14 @@ package bridge
 
 // geminiInput is one built-in tool call being translated.
 type geminiInput struct {
+	// client is the adapter whose payload this is ("" = gemini): Qwen
+	// Code inherited these tools.
+	client string
 	native string
 	in     map[string]any
 }
+
+func (t geminiInput) who() string { return nonEmpty(t.client, "gemini") }
 
 // first returns the first of keys that holds a non-empty string.
 func (t geminiInput) first(keys ...string) string {
@@ -24,7 +29,7 @@ func (t geminiInput) first(keys ...string) string {
 func (t geminiInput) need(keys ...string) (string, error) {
 	s := t.first(keys...)
 	if s == "" {
-		return "", toolError("gemini", t.native, keys[0], "missing (required)")
+		return "", toolError(t.who(), t.native, keys[0], "missing (required)")
 	}
 	return s, nil
 }
@@ -147,7 +152,7 @@ func geminiWebFetch(t geminiInput) (*ToolCall, error) {
 	if len(urls) == 0 {
 		// The gate checks hosts; a fetch that names none cannot be
 		// checked, so it is refused rather than passed as host-less.
-		return nil, toolError("gemini", t.native, "prompt", "names no http(s) URL")
+		return nil, toolError(t.who(), t.native, "prompt", "names no http(s) URL")
 	}
 	out := map[string]any{"url": urls[0]}
 	if len(urls) > 1 {

@@ -38,6 +38,7 @@ type Locations struct {
 //	codex        project .codex/hooks.json           user $CODEX_HOME/hooks.json (~/.codex)
 //	gemini       project .gemini/settings.json       user ~/.gemini/settings.json
 //	vscode       project .github/hooks/leasedeck.json user ~/.copilot/hooks/leasedeck.json
+//	qwen-code    project .qwen/settings.json         user ~/.qwen/settings.json
 //
 // Codex reads hooks.json beside config.toml, so no TOML is written for the
 // hooks themselves. VS Code loads every *.json under .github/hooks, so
@@ -82,6 +83,11 @@ func SettingsPath(client string, scope Scope, loc Locations) (string, error) {
 			return join(loc.Workspace, ".github", "hooks", "leasedeck.json"), nil
 		}
 		return join(loc.Home, ".copilot", "hooks", "leasedeck.json"), nil
+	case "qwen-code":
+		if scope == ScopeProject {
+			return join(loc.Workspace, ".qwen", "settings.json"), nil
+		}
+		return join(loc.Home, ".qwen", "settings.json"), nil
 	}
 	return "", fmt.Errorf("no settings path for %q", client)
 }
@@ -252,6 +258,14 @@ func handlerFor(a Adapter, spec EventSpec, opts InstallOptions) *jsonObject {
 		if spec.Gate {
 			h.set("description", "leasedeck lease gate")
 		}
+	case "qwen-code":
+		h.set("type", "command")
+		h.set("name", "leasedeck")
+		h.set("command", opts.Command)
+		h.set("timeout", json.Number(strconv.FormatInt(ceilSeconds(t), 10))) // seconds; 1000+ would read as ms
+		if spec.Gate {
+			h.set("statusMessage", "Checking with leasedeck")
+		}
 	default:
 		h.set("type", "command")
 		h.set("command", opts.Command)
@@ -401,6 +415,13 @@ func clientNotes(client string, root *jsonObject) []string {
 			}
 		}
 		notes = append(notes, "Gemini CLI runs hooks only in a trusted folder (trust it in the CLI, or GEMINI_CLI_TRUST_WORKSPACE=true for automation); headless runs need --yolo for shell and write tools to exist")
+	case "qwen-code":
+		if v, _ := getPath("disableAllHooks"); v == true {
+			notes = append(notes, "disableAllHooks is true in this file: no hook runs until it is removed")
+		}
+		notes = append(notes,
+			"Qwen Code lets a call run when a hook fails (crash, missing binary, timeout): keep the leasedeck binary where the hooks name it",
+			"headless runs offer the shell and write tools only with --yolo; --safe-mode and --bare turn hooks off")
 	case "vscode":
 		notes = append(notes, "VS Code agent hooks are a Preview feature and can be disabled by organisation policy; chat.hookFilesLocations must not turn off the file's folder")
 	}

@@ -19,8 +19,11 @@ func setShellStartDir(tc *ToolCall, client, payloadCwd string, in map[string]any
 	}
 	delete(tc.Input, "cwd")
 	dir := payloadCwd
-	if client == "codex" {
-		if w, ok := in["workdir"].(string); ok && w != "" {
+	// The member that names the directory a call runs in, relative to
+	// the payload's cwd.
+	workdir := map[string]string{"codex": "workdir", "qwen-code": "directory"}[client]
+	if workdir != "" {
+		if w, ok := in[workdir].(string); ok && w != "" {
 			if filepath.IsAbs(w) || dir == "" {
 				dir = w
 			} else {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +29,7 @@ var (
 	claudeClient = npmClient{Pkg: "@anthropic-ai/claude-code", Version: "2.1.328", Bin: "claude"}
 	codexClient  = npmClient{Pkg: "@openai/codex", Version: "0.169.0", Bin: "codex"}
 	geminiClient = npmClient{Pkg: "@google/gemini-cli", Version: "0.61.0", Bin: "gemini"}
+	qwenClient   = npmClient{Pkg: "@qwen-code/qwen-code", Version: "0.24.4", Bin: "qwen"}
 )
 
 // binary is the leasedeck executable built for this run.
@@ -66,6 +68,18 @@ func requireE2E(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the real-client tests run on linux (the pinned native binaries and recipes are linux ones)")
 	}
+}
+
+// requireClientE2E runs a real-client scenario under LEASEDECK_E2E=all, or
+// when LEASEDECK_E2E is a comma-separated list that names the client
+// ("qwen", "copilot"), so that one client can be run alone.
+func requireClientE2E(t *testing.T, name string) {
+	t.Helper()
+	requireE2E(t)
+	if heavy() || slices.Contains(strings.Split(os.Getenv("LEASEDECK_E2E"), ","), name) {
+		return
+	}
+	t.Skipf("set LEASEDECK_E2E=all (or LEASEDECK_E2E=%s) to run the %s scenarios", name, name)
 }
 
 func requireHeavy(t *testing.T) {
@@ -714,6 +728,8 @@ var recorderEvents = map[string]struct {
 		map[string]bool{"PreToolUse": true, "PermissionRequest": true, "PostToolUse": true}},
 	"gemini": {".gemini/settings.json", []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"},
 		map[string]bool{"BeforeTool": true, "AfterTool": true}},
+	"qwen-code": {".qwen/settings.json", []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"},
+		map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostToolUseFailure": true}},
 }
 
 // plantRecorder writes the client's project settings file with a user's

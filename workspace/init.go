@@ -16,7 +16,12 @@ import (
 
 // Clients lists the agent clients init writes a declared manifest for:
 // the file name under agents/ is the client's runtime_agent.
-var Clients = []string{"claude-code", "codex-cli", "gemini-code-assist", "github-copilot"}
+var Clients = []string{"claude-code", "codex-cli", "gemini-code-assist", "github-copilot", "qwen-code"}
+
+// contractAgents are the runtime_agent values of the contract's closed
+// vocabulary; a client outside it (Qwen Code) declares "unknown", which an
+// external agent may.
+var contractAgents = map[string]bool{"claude-code": true, "codex-cli": true, "gemini-code-assist": true, "github-copilot": true}
 
 // toolVocabulary is the gate's tool vocabulary (Claude Code's names).
 var toolVocabulary = resources.Tools()
@@ -36,8 +41,8 @@ var devCommands = []string{"git", "go", "gofmt", "make", "node", "npm", "npx", "
 // itself, see ImplicitDenyPaths) and every client's hook settings, so no
 // agent can touch the evidence, the key, its own hooks or the cockpit.
 var protectedPaths = []string{".leasedeck/**", "~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/leasedeck/**",
-	".claude/settings*.json", ".codex/**", ".gemini/**", ".github/hooks/**", ".vscode/settings.json",
-	"~/.claude/settings*.json", "~/.claude.json", "~/.codex/**", "~/.gemini/**"}
+	".claude/settings*.json", ".codex/**", ".gemini/**", ".github/hooks/**", ".vscode/settings.json", ".qwen/**",
+	"~/.claude/settings*.json", "~/.claude.json", "~/.codex/**", "~/.gemini/**", "~/.qwen/**", "~/.copilot/**"}
 
 func list(s []string) []any {
 	out := make([]any, len(s))
@@ -79,9 +84,13 @@ func DefaultPolicy() map[string]any {
 // host, with deleting files, fetching from the web and curl held for a
 // human.
 func DefaultAgent(client string) map[string]any {
+	runtimeAgent := client
+	if !contractAgents[client] {
+		runtimeAgent = "unknown"
+	}
 	return map[string]any{
 		"schema_version": registry.SchemaVersion,
-		"agent":          map[string]any{"name": client + " session", "kind": "external", "runtime_agent": client},
+		"agent":          map[string]any{"name": client + " session", "kind": "external", "runtime_agent": runtimeAgent},
 		"intent":         map[string]any{"purpose": "Work on this repository as directed by the developer at the keyboard."},
 		"allow": map[string]any{
 			"tools": list(toolVocabulary), "read_paths": list([]string{"**"}), "write_paths": list([]string{"**"}),
