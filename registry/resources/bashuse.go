@@ -3,6 +3,7 @@ package resources
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -25,35 +26,43 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 		return Use{}, &FieldError{Pointer: "/command", Err: err}
 	}
 	var use Use
-	seen := map[string]bool{}
-	resolved := map[string]bool{} // raw paths already resolved as reads or writes
-	add := func(list *[]PathRef, kind string, paths ...[]string) error {
+	resolver := newPathResolver(workspace)
+	var resolved []string // raw paths already resolved as reads or writes
+	var reads, writes refSet
+	add := func(list *refSet, paths ...[]string) error {
 		for _, ps := range paths {
 			for _, p := range ps {
-				resolved[p] = true
-				ref, err := ResolvePath(workspace, rebase(p))
+				resolved = append(resolved, p)
+				ref, err := resolver.resolve(rebase(p))
 				if err != nil {
 					return &FieldError{Pointer: "/command", Err: err}
 				}
-				if key := kind + ref.Abs + "\x00" + ref.lexAbs; !seen[key] {
-					seen[key] = true
-					*list = append(*list, ref)
-				}
+				list.add(ref)
 			}
 		}
 		return nil
 	}
-	if err := add(&use.Reads, "r", sh.Reads, sh.ReadOperands); err != nil {
+	if err := add(&reads, sh.Reads, sh.ReadOperands); err != nil {
 		return Use{}, err
 	}
-	if err := add(&use.Writes, "w", sh.Writes, sh.WriteOperands); err != nil {
+	if err := add(&writes, sh.Writes, sh.WriteOperands); err != nil {
 		return Use{}, err
+	}
+	var isResolved func(string) bool
+	if len(resolved) <= smallList {
+		isResolved = func(o string) bool { return slices.Contains(resolved, o) }
+	} else {
+		set := make(map[string]bool, len(resolved))
+		for _, p := range resolved {
+			set[p] = true
+		}
+		isResolved = func(o string) bool { return set[o] }
 	}
 	for _, o := range sh.Operands {
-		if (strings.HasPrefix(o, "-") && !strings.Contains(o, "/")) || resolved[o] {
+		if (strings.HasPrefix(o, "-") && !strings.Contains(o, "/")) || isResolved(o) {
 			continue // an option, not a path; or already checked as a read or write
 		}
-		if ref, err := ResolvePath(workspace, rebase(o)); err == nil {
+		if ref, err := resolver.resolve(rebase(o)); err == nil {
 			use.Mentions = append(use.Mentions, ref)
 		}
 	}
@@ -61,14 +70,15 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 	// on its PATH) writes the files its patches name; a patch the gate
 	// cannot read (from a file, a variable) could write anything.
 	if contains(sh.Executables, "apply_patch") || contains(sh.Executables, "applypatch") {
-		writes, err := patchWritesIn(cmd)
+		patched, err := patchWritesIn(cmd)
 		if err != nil {
 			return Use{}, &FieldError{Pointer: "/command", Err: fmt.Errorf("apply_patch: %w", err)}
 		}
-		if err := add(&use.Writes, "w", writes); err != nil {
+		if err := add(&writes, patched); err != nil {
 			return Use{}, err
 		}
 	}
+	use.Reads, use.Writes = reads.list, writes.list
 	use.Executables = sh.Executables
 	use.PipesIntoInterpreter = sh.PipesIntoInterpreter
 	use.Hosts = sh.Hosts
@@ -111,4 +121,33 @@ func shellStart(workspace string, input map[string]any) (string, func(string) st
 		return filepath.Join(prefix, p)
 	}
 	return start, rebase, nil
+}
+
+// refSet is a list of paths without duplicates (the same path resolved and
+// as spelled). A short list is looked through; past smallList a set of its
+// paths takes over, so that a line of thousands of paths stays linear.
+type refSet struct {
+	list []PathRef
+	set  map[refKey]bool
+}
+
+type refKey struct{ abs, lexAbs string }
+
+func (s *refSet) add(ref PathRef) {
+	if s.set == nil && len(s.list) < smallList {
+		if !hasRef(s.list, ref) {
+			s.list = append(s.list, ref)
+		}
+		return
+	}
+	if s.set == nil {
+		s.set = make(map[refKey]bool, 2*len(s.list))
+		for _, r := range s.list {
+			s.set[refKey{r.Abs, r.lexAbs}] = true
+		}
+	}
+	if k := (refKey{ref.Abs, ref.lexAbs}); !s.set[k] {
+		s.set[k] = true
+		s.list = append(s.list, ref)
+	}
 }

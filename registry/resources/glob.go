@@ -4,7 +4,6 @@ import (
 	"path"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -46,24 +45,32 @@ func matchRel(pattern, rel string) (match, valid bool) {
 // cleanGlob drops "." segments, duplicate and trailing slashes. A pattern with
 // a ".." segment, or one doublestar cannot parse, is not valid.
 func cleanGlob(pattern string) (string, bool) {
-	if v, ok := cleanCache.Load(pattern); ok {
-		c := v.(cleaned)
+	cleanCache.RLock()
+	c, ok := cleanCache.m[pattern]
+	cleanCache.RUnlock()
+	if ok {
 		return c.p, c.ok
 	}
-	p, ok := cleanGlobUncached(pattern)
-	if cleanCacheSize.Add(1) <= maxCleanCache {
-		cleanCache.Store(pattern, cleaned{p, ok})
+	p, valid := cleanGlobUncached(pattern)
+	cleanCache.Lock()
+	if cleanCache.m == nil {
+		cleanCache.m = map[string]cleaned{}
 	}
-	return p, ok
+	if len(cleanCache.m) < maxCleanCache {
+		cleanCache.m[pattern] = cleaned{p, valid}
+	}
+	cleanCache.Unlock()
+	return p, valid
 }
 
 // cleanCache remembers cleanGlob's answers: a lease's globs are matched on
 // every call, and cleaning them costs more than matching. It stops growing
-// at maxCleanCache entries.
-var (
-	cleanCache     sync.Map
-	cleanCacheSize atomic.Int64
-)
+// at maxCleanCache entries. What it holds depends on the pattern's text
+// alone, never on the file system.
+var cleanCache struct {
+	sync.RWMutex
+	m map[string]cleaned
+}
 
 const maxCleanCache = 4096
 
@@ -133,7 +140,8 @@ func matchDeny(pattern string, ref PathRef) bool {
 		if sub == "" {
 			sub = "."
 		}
-		if _, ok := cleanGlob(sub); !ok {
+		pat, ok := cleanGlob(sub)
+		if !ok {
 			return true
 		}
 		for _, h := range []string{ref.Home, ref.lexHome} {
@@ -144,7 +152,7 @@ func matchDeny(pattern string, ref PathRef) bool {
 			if h != "~" {
 				rel = strings.TrimPrefix(h, "~/")
 			}
-			if MatchGlob(sub, rel) {
+			if matchCleaned(pat, rel) {
 				return true
 			}
 		}
@@ -164,9 +172,22 @@ func matchDeny(pattern string, ref PathRef) bool {
 		}
 		return false
 	default:
-		if _, ok := cleanGlob(pattern); !ok {
+		pat, ok := cleanGlob(pattern)
+		if !ok {
 			return true
 		}
-		return MatchGlob(pattern, ref.Rel) || MatchGlob(pattern, ref.lexRel)
+		return matchCleaned(pat, ref.Rel) || matchCleaned(pat, ref.lexRel)
 	}
+}
+
+// matchCleaned is MatchGlob for a pattern cleanGlob has accepted.
+func matchCleaned(pat, rel string) bool {
+	switch rel {
+	case "":
+		return false
+	case ".":
+		return pat == "**" || pat == "."
+	}
+	m, err := doublestar.Match(pat, rel)
+	return err == nil && m
 }

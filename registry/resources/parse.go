@@ -35,9 +35,28 @@ func (a *analyzer) script(src string, c ctx) {
 		}
 		return
 	}
-	a.prescanCwd(f)
+	if mayHoldLoopOrFunction(src) {
+		a.prescanCwd(f)
+	}
 	a.stmts(f.Stmts, c)
 }
+
+// mayHoldLoopOrFunction reports whether src may parse to a loop or a
+// function definition, which is what prescanCwd looks for; a line without
+// one need not be walked twice. Those are keywords (while, until, for,
+// select, function) or "name()", and a keyword is never quoted or escaped,
+// so each leaves its bytes in the text — unless a backslash-newline splits
+// it, which the line continuation joins again: such a line is walked.
+func mayHoldLoopOrFunction(src string) bool {
+	for _, s := range loopOrFunctionText {
+		if strings.Contains(src, s) {
+			return true
+		}
+	}
+	return false
+}
+
+var loopOrFunctionText = []string{"while", "until", "for", "select", "function", ")", "\\\n"}
 
 // nested analyses a script run by the current shell or a child shell that
 // inherits the current standard input.

@@ -2,7 +2,6 @@ package resources
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -55,65 +54,12 @@ const maxSymlinks = 255
 // byte, a workspace that is not absolute, "~" when the home directory is
 // unknown, a symbolic-link loop, or a file-system error other than "does not
 // exist" while resolving.
+//
+// A call that resolves several paths uses one [pathResolver] instead, so
+// that what it learns of the file system is shared within the call.
 func ResolvePath(workspace, p string) (PathRef, error) {
-	switch {
-	case p == "":
-		return PathRef{}, errors.New("empty path")
-	case strings.IndexByte(p, 0) >= 0:
-		return PathRef{}, errors.New("path contains a NUL byte")
-	case workspace == "" || !filepath.IsAbs(workspace) || strings.IndexByte(workspace, 0) >= 0:
-		return PathRef{}, fmt.Errorf("workspace %q is not an absolute path", workspace)
-	}
-	home, homeErr := os.UserHomeDir()
-	if homeErr == nil && !filepath.IsAbs(home) {
-		homeErr = fmt.Errorf("home directory %q is not absolute", home)
-	}
-	ws, err := resolveDir(workspace)
-	if err != nil {
-		return PathRef{}, fmt.Errorf("cannot resolve workspace %q: %w", workspace, err)
-	}
-	var raw, abs string
-	switch {
-	case p == "~" || strings.HasPrefix(p, "~/"):
-		if homeErr != nil {
-			return PathRef{}, fmt.Errorf("cannot resolve %q: %v", p, homeErr)
-		}
-		raw = home + "/" + p[1:]
-		if h, herr := resolveDir(home); herr == nil {
-			abs, err = resolveFrom(h, strings.TrimPrefix(p[1:], "/"))
-		} else {
-			err = herr
-		}
-	case filepath.IsAbs(p):
-		raw = p
-		abs, err = resolve(raw)
-	default:
-		// Resolution is left to right, so resolving the workspace first
-		// and the relative rest from there is the same walk, minus the
-		// system calls for the workspace's own components.
-		raw = workspace + "/" + p
-		abs, err = resolveFrom(ws, p)
-	}
-	if err != nil {
-		return PathRef{}, fmt.Errorf("cannot resolve %q: %w", p, err)
-	}
-	ref := PathRef{Abs: abs, foldWS: caseInsensitive(ws)}
-	if rel, ok := relTo(ws, abs); ok {
-		ref.Rel, ref.Inside = rel, true
-	}
-	lexAbs := filepath.Clean(raw)
-	ref.lexAbs = lexAbs
-	if rel, ok := relTo(filepath.Clean(workspace), lexAbs); ok {
-		ref.lexRel = rel
-	}
-	if homeErr == nil {
-		if h, err := resolveDir(home); err == nil {
-			ref.Home = homeForm(h, abs)
-			ref.foldHome = caseInsensitive(h)
-		}
-		ref.lexHome = homeForm(filepath.Clean(home), lexAbs)
-	}
-	return ref, nil
+	r := newPathResolver(workspace)
+	return r.resolve(p)
 }
 
 // relTo returns p relative to root as a slash path ("." for root itself) and
@@ -122,14 +68,14 @@ func relTo(root, p string) (string, bool) {
 	if p == root {
 		return ".", true
 	}
-	prefix := root
-	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-		prefix += string(filepath.Separator)
+	n := len(root)
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		n++ // and the separator after it
 	}
-	if !strings.HasPrefix(p, prefix) {
+	if len(p) < n || !strings.HasPrefix(p, root) || p[n-1] != filepath.Separator {
 		return "", false
 	}
-	return filepath.ToSlash(p[len(prefix):]), true
+	return filepath.ToSlash(p[n:]), true
 }
 
 func homeForm(home, p string) string {
@@ -157,88 +103,32 @@ var dirCache struct {
 
 type cachedDir struct {
 	resolved string
+	fold     bool // its file system ignores case
 	at       time.Time
 }
 
-// resolveDir is resolve for the workspace and home directories, cached.
-func resolveDir(dir string) (string, error) {
+// resolveDir is resolve for the workspace and home directories, cached,
+// with whether the directory's file system ignores case.
+func resolveDir(dir string) (string, bool, error) {
 	now := time.Now()
 	dirCache.Lock()
 	c, ok := dirCache.m[dir]
 	dirCache.Unlock()
 	if ok && now.Sub(c.at) < dirCacheTTL {
-		return c.resolved, nil
+		return c.resolved, c.fold, nil
 	}
 	r, err := resolve(dir)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
+	fold := caseInsensitive(r)
 	dirCache.Lock()
 	if dirCache.m == nil || len(dirCache.m) > 64 {
 		dirCache.m = map[string]cachedDir{}
 	}
-	dirCache.m[dir] = cachedDir{resolved: r, at: now}
+	dirCache.m[dir] = cachedDir{resolved: r, fold: fold, at: now}
 	dirCache.Unlock()
-	return r, nil
-}
-
-// resolve returns the absolute path raw designates, resolving symbolic links
-// component by component. raw must be absolute; it need not be clean.
-func resolve(raw string) (string, error) {
-	return resolveFrom(string(filepath.Separator), raw)
-}
-
-// resolveFrom continues a resolution: base is an already resolved absolute
-// directory and rest the components still to walk (an absolute rest
-// restarts from the root).
-func resolveFrom(base, rest string) (string, error) {
-	todo := splitPath(rest)
-	resolved := base
-	if filepath.IsAbs(rest) {
-		resolved = string(filepath.Separator)
-	}
-	links := 0
-	for len(todo) > 0 {
-		comp := todo[0]
-		todo = todo[1:]
-		switch comp {
-		case "", ".":
-			continue
-		case "..":
-			resolved = filepath.Dir(resolved)
-			continue
-		}
-		next := filepath.Join(resolved, comp)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			if !isMissing(err) {
-				return "", err
-			}
-			resolved = next // does not exist (yet): taken literally
-			continue
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			resolved = next
-			continue
-		}
-		links++
-		if links > maxSymlinks {
-			return "", errors.New("too many levels of symbolic links")
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return "", err
-		}
-		if filepath.IsAbs(target) {
-			resolved = string(filepath.Separator)
-		}
-		todo = append(splitPath(target), todo...)
-	}
-	return resolved, nil
-}
-
-func splitPath(p string) []string {
-	return strings.Split(filepath.ToSlash(p), "/")
+	return r, fold, nil
 }
 
 // isMissing reports the errors that mean "nothing is there": the path, or one

@@ -123,7 +123,6 @@ func analyzeShell(command, base string) (ShellUse, error) {
 	a := &analyzer{
 		cwds:    []string{""},
 		allCwds: []string{""},
-		seen:    map[seenKey]bool{},
 		base:    base,
 	}
 	a.script(command, ctx{})
@@ -205,12 +204,36 @@ func (a *analyzer) failf(format string, args ...any) {
 type seenKey struct{ kind, v string }
 
 func (a *analyzer) add(list *[]string, kind, v string) {
+	// Most lines name a handful of each: a look through the list is
+	// cheaper than hashing. Past smallList the map takes over, seeded
+	// with what the list already holds, so a long line stays linear.
+	if len(*list) < smallList {
+		for _, x := range *list {
+			if x == v {
+				return
+			}
+		}
+		*list = append(*list, v)
+		return
+	}
+	if len(*list) == smallList && !a.seen[seenKey{kind, (*list)[0]}] {
+		if a.seen == nil {
+			a.seen = map[seenKey]bool{}
+		}
+		for _, x := range *list {
+			a.seen[seenKey{kind, x}] = true
+		}
+	}
 	k := seenKey{kind, v}
 	if !a.seen[k] {
 		a.seen[k] = true
 		*list = append(*list, v)
 	}
 }
+
+// smallList is how long a list of ShellUse grows before add keeps a map of
+// what it holds.
+const smallList = 16
 
 func (a *analyzer) addExe(name string) { a.add(&a.use.Executables, "x:", name) }
 

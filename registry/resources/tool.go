@@ -70,7 +70,7 @@ func fieldErr(pointer, format string, args ...any) error {
 // analysed are all errors (a *FieldError naming the member): the gate
 // refuses the call.
 func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
-	b := &useBuilder{workspace: workspace}
+	b := &useBuilder{workspace: workspace, paths: newPathResolver(workspace)}
 	var err error
 	switch tool {
 	case ToolBash:
@@ -99,6 +99,7 @@ func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
 // against the workspace once and named once.
 type useBuilder struct {
 	workspace string
+	paths     pathResolver
 	use       Use
 }
 
@@ -112,7 +113,7 @@ func hasRef(list []PathRef, ref PathRef) bool {
 }
 
 func (b *useBuilder) add(list *[]PathRef, pointer, p string) error {
-	ref, err := ResolvePath(b.workspace, p)
+	ref, err := b.paths.resolve(p)
 	if err != nil {
 		return &FieldError{Pointer: pointer, Err: err}
 	}

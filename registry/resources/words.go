@@ -18,11 +18,33 @@ type lit struct {
 }
 
 func (l *lit) add(s string, quoted bool) {
-	l.s += s
-	for range len(s) {
-		l.quoted = append(l.quoted, quoted)
+	bits := unquotedBits[:]
+	if quoted {
+		bits = quotedBits[:]
 	}
+	if l.s == "" && len(s) <= len(bits) {
+		// The first part of a word, the only one of most: share the
+		// read-only bits (the capacity ends at len(s), so an append
+		// copies them).
+		l.s, l.quoted = s, bits[:len(s):len(s)]
+		return
+	}
+	l.s += s
+	for len(s) > len(bits) {
+		l.quoted = append(l.quoted, bits...)
+		s = s[len(bits):]
+	}
+	l.quoted = append(l.quoted, bits[:len(s)]...)
 }
+
+// unquotedBits and quotedBits are never written: lit.quoted slices of them
+// are read, and copied by append.
+var unquotedBits, quotedBits = [256]bool{}, func() (b [256]bool) {
+	for i := range b {
+		b[i] = true
+	}
+	return b
+}()
 
 // staticWord returns the value bash would give w, provided that value does not
 // depend on run-time state. ok is false when any part of the word is an

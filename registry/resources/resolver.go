@@ -1,0 +1,219 @@
+package resources
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// pathResolver resolves the paths of one tool call (see ResolvePath). It
+// works out the workspace and the home directory once, and remembers what
+// each path component it examined is, so that a line naming src/a.go,
+// src/b.go and src/c.go looks at src once.
+//
+// What it remembers is the file system as this one call found it: a
+// resolver is made for a call and dropped with it, never shared between
+// calls, so a symbolic link planted or swapped between two calls is seen
+// by the second.
+type pathResolver struct {
+	workspace string // as given
+	wsErr     error  // the workspace cannot be used
+	ws        string // the workspace, resolved
+	cleanWS   string // the workspace as spelled, cleaned
+	foldWS    bool
+
+	home       string // os.UserHomeDir, "" with homeErr
+	homeErr    error
+	homeRes    string // home, resolved; "" with homeResErr
+	homeResErr error
+	cleanHome  string
+	foldHome   bool
+
+	// entries is what lstat found for each absolute path examined.
+	entries map[string]pathEntry
+}
+
+// pathEntry is what one lstat found: nothing (missing), a file or
+// directory, or a symbolic link and its target; err is any other failure.
+type pathEntry struct {
+	missing bool
+	link    bool
+	target  string
+	err     error
+}
+
+// newPathResolver starts the resolution of one call's paths against the
+// workspace. An unusable workspace is reported by resolve, after the path
+// itself is checked, so that the errors keep their order.
+func newPathResolver(workspace string) (r pathResolver) {
+	r.workspace = workspace
+	if workspace == "" || !filepath.IsAbs(workspace) || strings.IndexByte(workspace, 0) >= 0 {
+		r.wsErr = fmt.Errorf("workspace %q is not an absolute path", workspace)
+		return
+	}
+	r.home, r.homeErr = os.UserHomeDir()
+	if r.homeErr == nil && !filepath.IsAbs(r.home) {
+		r.homeErr = fmt.Errorf("home directory %q is not absolute", r.home)
+	}
+	ws, fold, err := resolveDir(workspace)
+	if err != nil {
+		r.wsErr = fmt.Errorf("cannot resolve workspace %q: %w", workspace, err)
+		return
+	}
+	r.ws, r.cleanWS, r.foldWS = ws, filepath.Clean(workspace), fold
+	if r.homeErr == nil {
+		r.homeRes, r.foldHome, r.homeResErr = resolveDir(r.home)
+		r.cleanHome = filepath.Clean(r.home)
+	}
+	return
+}
+
+// resolve is ResolvePath for one path of the call.
+func (r *pathResolver) resolve(p string) (PathRef, error) {
+	switch {
+	case p == "":
+		return PathRef{}, errors.New("empty path")
+	case strings.IndexByte(p, 0) >= 0:
+		return PathRef{}, errors.New("path contains a NUL byte")
+	case r.wsErr != nil:
+		return PathRef{}, r.wsErr
+	}
+	var raw, abs string
+	var err error
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if r.homeErr != nil {
+			return PathRef{}, fmt.Errorf("cannot resolve %q: %v", p, r.homeErr)
+		}
+		raw = r.home + "/" + p[1:]
+		if r.homeResErr == nil {
+			abs, err = r.walk(r.homeRes, strings.TrimPrefix(p[1:], "/"))
+		} else {
+			err = r.homeResErr
+		}
+	case filepath.IsAbs(p):
+		raw = p
+		abs, err = r.walk(string(filepath.Separator), raw)
+	default:
+		// Resolution is left to right, so resolving the workspace first
+		// and the relative rest from there is the same walk, minus the
+		// system calls for the workspace's own components.
+		raw = r.workspace + "/" + p
+		abs, err = r.walk(r.ws, p)
+	}
+	if err != nil {
+		return PathRef{}, fmt.Errorf("cannot resolve %q: %w", p, err)
+	}
+	ref := PathRef{Abs: abs, foldWS: r.foldWS}
+	if rel, ok := relTo(r.ws, abs); ok {
+		ref.Rel, ref.Inside = rel, true
+	}
+	lexAbs := filepath.Clean(raw)
+	ref.lexAbs = lexAbs
+	if rel, ok := relTo(r.cleanWS, lexAbs); ok {
+		ref.lexRel = rel
+	}
+	if r.homeErr == nil {
+		if r.homeResErr == nil {
+			ref.Home = homeForm(r.homeRes, abs)
+			ref.foldHome = r.foldHome
+		}
+		ref.lexHome = homeForm(r.cleanHome, lexAbs)
+	}
+	return ref, nil
+}
+
+// resolve returns the absolute path raw designates, resolving symbolic links
+// component by component. raw must be absolute; it need not be clean.
+func resolve(raw string) (string, error) {
+	var r pathResolver
+	return r.walk(string(filepath.Separator), raw)
+}
+
+// walk continues a resolution: base is an already resolved absolute
+// directory and rest the components still to walk (an absolute rest
+// restarts from the root). The components are taken off rest one at a
+// time; a symbolic link puts its target in front of what is left.
+func (r *pathResolver) walk(base, rest string) (string, error) {
+	rest = filepath.ToSlash(rest)
+	resolved := base
+	if filepath.IsAbs(rest) || strings.HasPrefix(rest, "/") {
+		resolved = string(filepath.Separator)
+	}
+	links := 0
+	for rest != "" {
+		comp := rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			comp, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		switch comp {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := joinComponent(resolved, comp)
+		e := r.lstat(next)
+		switch {
+		case e.err != nil:
+			return "", e.err
+		case !e.link: // a file, a directory, or nothing yet (taken literally)
+			resolved = next
+			continue
+		}
+		links++
+		if links > maxSymlinks {
+			return "", errors.New("too many levels of symbolic links")
+		}
+		if filepath.IsAbs(e.target) {
+			resolved = string(filepath.Separator)
+		}
+		if rest == "" {
+			rest = filepath.ToSlash(e.target)
+		} else {
+			rest = filepath.ToSlash(e.target) + "/" + rest
+		}
+	}
+	return resolved, nil
+}
+
+// joinComponent is filepath.Join for a clean directory and one plain
+// component, without the Clean.
+func joinComponent(dir, comp string) string {
+	if filepath.Separator != '/' {
+		return filepath.Join(dir, comp)
+	}
+	if strings.HasSuffix(dir, "/") {
+		return dir + comp
+	}
+	return dir + "/" + comp
+}
+
+// lstat is lstat(2) (and readlink(2) for a link) of an absolute path, asked
+// of the file system once per call.
+func (r *pathResolver) lstat(p string) pathEntry {
+	if e, ok := r.entries[p]; ok {
+		return e
+	}
+	var e pathEntry
+	isLink, err := lstatLink(p)
+	switch {
+	case err != nil && isMissing(err):
+		e.missing = true
+	case err != nil:
+		e.err = err
+	case isLink:
+		e.link = true
+		e.target, e.err = os.Readlink(p)
+	}
+	if r.entries == nil {
+		r.entries = make(map[string]pathEntry, 8)
+	}
+	r.entries[p] = e
+	return e
+}

@@ -1,0 +1,134 @@
+package resources
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// One call's resolver examines each component once, and gives the same
+// answers as resolving each path on its own.
+func TestPathResolverSharesWithinACall(t *testing.T) {
+	f := newFixture(t)
+	r := newPathResolver(f.ws)
+	paths := []string{"sub/f", "sub/g", "inlink/f", "inlink/../a.txt", "escape/x", "~/.ssh/id_rsa", f.ws + "/sub/f", "tosecrets/key"}
+	for _, p := range paths {
+		got, err := r.resolve(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ResolvePath(f.ws, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
+			t.Errorf("%s: shared resolver %#v, alone %#v", p, got, want)
+		}
+	}
+	if e, ok := r.entries[f.ws+"/sub"]; !ok || e.link || e.missing {
+		t.Errorf("sub remembered as %+v", e)
+	}
+	if e := r.entries[f.ws+"/inlink"]; !e.link || e.target != "sub" {
+		t.Errorf("inlink remembered as %+v", e)
+	}
+	if e := r.entries[f.ws+"/sub/g"]; !e.missing {
+		t.Errorf("sub/g remembered as %+v", e)
+	}
+	if _, err := r.resolve("loop1/x"); err == nil {
+		t.Error("a symbolic-link loop resolved")
+	}
+}
+
+// Nothing is remembered between calls: a directory swapped for a symbolic
+// link after one call is followed by the next, and a link swapped back is
+// seen again.
+func TestSwappedSymlinkSeenByTheNextCall(t *testing.T) {
+	f := newFixture(t)
+	call := func() PathRef {
+		t.Helper()
+		use, err := FromToolCall(f.ws, ToolBash, map[string]any{"command": "cat d/id_rsa && cat d/id_rsa"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(use.Reads) != 1 {
+			t.Fatalf("reads %+v", use.Reads)
+		}
+		return use.Reads[0]
+	}
+	d := filepath.Join(f.ws, "d")
+	if err := os.Mkdir(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if ref := call(); !ref.Inside || ref.Rel != "d/id_rsa" {
+		t.Fatalf("before the swap: %+v", ref)
+	}
+	if err := os.Remove(d); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(f.home, ".ssh"), d); err != nil {
+		t.Fatal(err)
+	}
+	if ref := call(); ref.Inside || ref.Home != "~/.ssh/id_rsa" {
+		t.Fatalf("after the swap the read is %+v, want ~/.ssh/id_rsa", ref)
+	}
+	if err := os.Remove(d); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if ref := call(); !ref.Inside || ref.Rel != "d/id_rsa" {
+		t.Fatalf("after swapping back: %+v", ref)
+	}
+}
+
+// The analysis shares read-only quoting bits between words; nothing may
+// write through them.
+func TestQuotingBitsStayShared(t *testing.T) {
+	lines := []string{`cat 'a'b"c"\d`, `echo ~+/x "$HOME"/y`, "sed -n p src/'x y'", `x="$(echo a)"b; echo "$x"`,
+		"grep -e 'a' -e b -- c ./d", `echo {a,b}"c"`, "cat ~/.ssh/id_rsa", `echo --opt=~/x`}
+	for _, l := range lines {
+		ShellAt(l, t.TempDir())
+	}
+	for i := range unquotedBits {
+		if unquotedBits[i] || !quotedBits[i] {
+			t.Fatalf("bit %d was written", i)
+		}
+	}
+	var l lit
+	l.add(strings.Repeat("a", 300), false)
+	l.add("b", true)
+	if len(l.quoted) != 301 || l.quoted[299] || !l.quoted[300] {
+		t.Fatalf("a long word's bits: %d %v", len(l.quoted), l.quoted[295:])
+	}
+}
+
+// Past smallList entries the lists switch from a scan to a set: they stay
+// free of duplicates and in order of first appearance.
+func TestLongListsStayDeduplicated(t *testing.T) {
+	var words, want []string
+	for i := range 3 * smallList {
+		w := fmt.Sprintf("w%d", i)
+		words = append(words, w, w, "w0")
+		want = append(want, w)
+	}
+	use, err := ShellAt("echo "+strings.Join(words, " ")+" && cat "+strings.Join(words, " "), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(use.Operands, " ") != strings.Join(want, " ") {
+		t.Errorf("operands %q", use.Operands)
+	}
+	if strings.Join(use.ReadOperands, " ") != strings.Join(want, " ") {
+		t.Errorf("read operands %q", use.ReadOperands)
+	}
+	u, err := FromToolCall(t.TempDir(), ToolBash, map[string]any{"command": "cat " + strings.Join(words, " ")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(u.Reads) != len(want) {
+		t.Errorf("%d reads, want %d", len(u.Reads), len(want))
+	}
+}
