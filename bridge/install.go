@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -102,6 +101,10 @@ type InstallOptions struct {
 	// and its command is brought up to date rather than left beside the
 	// new entry.
 	Replaces []string
+	// Workspace is the workspace Command is pinned to: an entry pinned to
+	// it is ours whatever its executable or timeout (see Owner), so a moved
+	// binary or a new approval timeout updates the entry in place.
+	Workspace string
 	// ApprovalTimeout is the policy's approval timeout; the hook timeout is
 	// HookTimeoutFor(ApprovalTimeout) unless Timeout is set.
 	ApprovalTimeout time.Duration
@@ -207,7 +210,8 @@ func Install(client string, existing []byte, opts InstallOptions) (InstallResult
 			}
 			list = l
 		}
-		found, changed, notes := ensureHandler(a.Name(), list, want, append([]string{opts.Command}, opts.Replaces...), spec)
+		owner := Owner{Client: a.Name(), Workspace: opts.Workspace, Commands: append([]string{opts.Command}, opts.Replaces...)}
+		found, changed, notes := ensureHandler(a.Name(), list, want, owner, spec)
 		res.Notes = append(res.Notes, notes...)
 		switch {
 		case found && changed:
@@ -295,11 +299,11 @@ func ceilSeconds(d time.Duration) int64 {
 // one first, then the forms it replaces) in an event's list and brings its
 // fields up to date. It reports whether it was found and whether anything
 // changed, plus notes about entries it leaves alone.
-func ensureHandler(client string, list []any, want *jsonObject, commands []string, spec EventSpec) (found, changed bool, notes []string) {
+func ensureHandler(client string, list []any, want *jsonObject, owner Owner, spec EventSpec) (found, changed bool, notes []string) {
 	check := func(h *jsonObject, matcher any) {
 		cmd, _ := h.get("command")
 		cs, _ := cmd.(string)
-		if slices.Contains(commands, strings.TrimSpace(cs)) {
+		if owner.OwnsCommand(cs) {
 			if found {
 				return // a duplicate of ours: left as it is
 			}

@@ -197,14 +197,14 @@ func runInstall(args []string, e *env) int {
 	timeout := bridge.HookTimeoutFor(settings.ApprovalTimeout)
 	// The hook is pinned to this workspace: it never looks for one from
 	// the directory a call runs in, which the agent chooses.
-	unpinned := fmt.Sprintf("%s hook %s --timeout %d", shellQuote(exe), a.Name(), int(timeout/time.Second))
-	cmdline := fmt.Sprintf("%s hook %s --workspace %s --timeout %d", shellQuote(exe), a.Name(), shellQuote(w.Root), int(timeout/time.Second))
+	unpinned := bridge.FormatHookCommand(exe, a.Name(), "", int(timeout/time.Second))
+	cmdline := bridge.FormatHookCommand(exe, a.Name(), w.Root, int(timeout/time.Second))
 	existing, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		e.errorf("cannot read %s: %v", path, err)
 		return exitInvalid
 	}
-	res, err := bridge.Install(a.Name(), existing, bridge.InstallOptions{Command: cmdline, Replaces: []string{unpinned}, ApprovalTimeout: settings.ApprovalTimeout,
+	res, err := bridge.Install(a.Name(), existing, bridge.InstallOptions{Command: cmdline, Replaces: []string{unpinned}, Workspace: w.Root, ApprovalTimeout: settings.ApprovalTimeout,
 		Timeout: timeout, FailClosed: *failClosed, Optional: *optional})
 	if err != nil {
 		e.errorf("%s: %v", path, err)
@@ -273,11 +273,4 @@ func mainPackage() string {
 		return info.Path
 	}
 	return "github.com/leasedeck/leasedeck/cmd/leasedeck"
-}
-
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
