@@ -55,6 +55,12 @@ var clientFacts = map[string]ClientFacts{
 	"vscode": {Programs: []string{"code"}, Failure: func(string, []InstalledHook) FailureMode {
 		return FailureMode{Known: true, Detail: "VS Code treats a hook exit other than 0 or 2 (a missing binary included) as a warning and runs the tool (fails open); no setting changes that"}
 	}},
+	"qwen-code": {Programs: []string{"qwen"}, Failure: func(string, []InstalledHook) FailureMode {
+		return FailureMode{Known: true, Detail: "Qwen Code (0.24) runs the tool when the hook is missing, exits other than 0 or 2, prints garbage or times out (fails open); it has no onFailure setting"}
+	}},
+	"copilot": {Programs: []string{"copilot"}, Failure: func(string, []InstalledHook) FailureMode {
+		return FailureMode{Known: true, Detail: "Copilot CLI (1.0.102) blocks when a preToolUse command hook is missing, crashes or exits non-zero, but runs the tool when it times out or prints output it cannot parse (fails open on those)"}
+	}},
 }
 
 // claudeFailure: Claude Code blocks on a failing command or HTTP hook only
