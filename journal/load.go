@@ -44,12 +44,20 @@ func (w *Writer) openAnchors() error {
 func (w *Writer) loadAll() error {
 	var cuts [2]int64
 	var probes [2]*headProbe
+	from := w.decideResume()
 	for _, k := range Kinds {
 		if w.kept != nil {
 			probes[k] = newHeadProbe(w.kept.Files[k])
 		}
+		var start *Position
+		if from != nil {
+			start = &from[k]
+			if probes[k] != nil {
+				probes[k].seedProbe(*start)
+			}
+		}
 		var err error
-		if cuts[k], err = w.load(w.files[k], probes[k]); err != nil {
+		if cuts[k], err = w.load(w.files[k], probes[k], start); err != nil {
 			return err
 		}
 	}
@@ -79,15 +87,21 @@ func (w *Writer) loadAll() error {
 }
 
 // load reads and checks one file, setting its chain head. With a kept
-// head, lines past it are not replayed. It returns the offset from which
-// the file's end must be moved aside, or -1.
-func (w *Writer) load(fsx *fileState, probe *headProbe) (int64, error) {
+// head, lines past it are not replayed. From a start position (Resume),
+// only the lines after it are read. It returns the offset from which the
+// file's end must be moved aside, or -1.
+func (w *Writer) load(fsx *fileState, probe *headProbe, start *Position) (int64, error) {
 	st, err := fsx.f.Stat()
 	if err != nil {
 		return -1, err
 	}
 	size := st.Size()
 	c := newChainChecker(fsx.kind.FileName())
+	var from int64
+	if start != nil {
+		c.seed(*start)
+		from, fsx.lastOff = start.End, start.Offset
+	}
 	var replayErr error
 	feed := func(a *analysed) {
 		if !c.add(a) {
@@ -104,7 +118,7 @@ func (w *Writer) load(fsx *fileState, probe *headProbe) (int64, error) {
 	// Hold the last line back: a last line that is not JSON is torn, not
 	// damage, and must not be checked as a line.
 	var held *analysed
-	next, err := scan(io.NewSectionReader(fsx.f, 0, size), 0, 0,
+	next, err := scan(io.NewSectionReader(fsx.f, 0, size), from, c.lines,
 		analyseOpts{kind: fsx.kind, key: w.key, validate: true, hash: true}, true,
 		func(a *analysed) error {
 			if held != nil {

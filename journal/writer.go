@@ -36,6 +36,10 @@ type Options struct {
 	// (copy Raw to keep it). Lines Open writes itself (recovery records)
 	// are not replayed.
 	Replay func(k Kind, l *Line) error
+	// Resume, when set, lets Replay start after a position a snapshot of
+	// the fold was taken at, once the lines before it are found to be the
+	// same bytes (see resume.go); otherwise Replay sees every line.
+	Resume *Resume
 
 	// HeadPath, when set, is where the writer keeps the journal's head
 	// (see Head): outside the journal directory, in the per-user state

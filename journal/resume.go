@@ -1,0 +1,224 @@
+package journal
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// A registry that keeps a snapshot of its fold need not replay a whole
+// journal at every start: it replays from where the snapshot was taken.
+// What it gives up is the full check of every line before that point —
+// their JSON, schema and mac were checked when the snapshot's state was
+// folded from them. What it keeps is that those lines are still the same
+// bytes: every line carries the SHA-256 of the one before it (prev), so
+// the hash of the line at the position, which the snapshot records under
+// its own mac, vouches for every byte before it — provided the chain from
+// the first line to it is still whole. Open therefore walks the prefix
+// once, hashing each line and comparing it with the next line's prev (no
+// JSON, no schema, no mac: a fraction of the cost of a replay), and
+// resumes only when the walk ends exactly at the recorded line. A line
+// changed, removed or inserted anywhere before it breaks the walk, and
+// Open replays both files from the start instead, checking everything.
+
+// Position is a place in one journal file: its last line's seq and
+// SHA-256 (hex), where that line begins, and where it ends (the offset
+// the next line is written at). A file with no line is Seq 0, ZeroHash,
+// 0, 0.
+type Position struct {
+	Seq    uint64 `json:"seq"`
+	Hash   string `json:"hash"`
+	Offset int64  `json:"offset"`
+	End    int64  `json:"end"`
+}
+
+// Resume asks Open to replay from a position instead of the files' start.
+type Resume struct {
+	Files [2]Position // by Kind
+	// CheckpointSeq is the audit seq of the last signed checkpoint at the
+	// position; a kept head that names an older one never saw it.
+	CheckpointSeq uint64
+	// Decided is called once, before any line is replayed: used says
+	// whether Replay starts after Files (true) or at the first line of
+	// both files (false, and why says what did not match).
+	Decided func(used bool, why string)
+}
+
+// Position is where each file ends as acknowledged (every line in it is
+// fsync'd and named by the kept head), and the audit seq of the last
+// signed checkpoint.
+func (w *Writer) Position() (files [2]Position, checkpointSeq uint64) {
+	w.stateMu.Lock()
+	defer w.stateMu.Unlock()
+	for _, k := range Kinds {
+		fsx := w.files[k]
+		files[k] = Position{Seq: fsx.seq, Hash: hex.EncodeToString(fsx.head[:]), Offset: fsx.lastOff, End: fsx.size}
+	}
+	return files, w.lastCP
+}
+
+// decideResume checks the resume positions against the files and the
+// kept head, and tells the caller which replay follows. It returns the
+// positions to start from, or nil for the files' start.
+func (w *Writer) decideResume() *[2]Position {
+	r := w.opts.Resume
+	if r == nil {
+		return nil
+	}
+	why := w.resumeMismatch(r)
+	if r.Decided != nil {
+		r.Decided(why == "", why)
+	}
+	if why != "" {
+		return nil
+	}
+	return &r.Files
+}
+
+// resumeMismatch is why the journal cannot be resumed at r, or "".
+func (w *Writer) resumeMismatch(r *Resume) string {
+	if w.kept != nil && w.kept.CheckpointSeq < r.CheckpointSeq {
+		return fmt.Sprintf("the snapshot names a signed checkpoint at audit seq %d that the kept head (checkpoint seq %d) never acknowledged", r.CheckpointSeq, w.kept.CheckpointSeq)
+	}
+	for _, k := range Kinds {
+		p := r.Files[k]
+		name := k.FileName()
+		if w.kept != nil && w.kept.Files[k].Seq < p.Seq {
+			return fmt.Sprintf("%s: the snapshot is at seq %d, newer than the journal's acknowledged head (seq %d)", name, p.Seq, w.kept.Files[k].Seq)
+		}
+		st, err := w.files[k].f.Stat()
+		if err != nil {
+			return fmt.Sprintf("%s: %v", name, err)
+		}
+		if st.Size() < p.End {
+			return fmt.Sprintf("%s: the file is %d bytes, shorter than the snapshot's position (seq %d ends at byte %d)", name, st.Size(), p.Seq, p.End)
+		}
+		if err := checkPrefix(w.files[k].f, p); err != nil {
+			return fmt.Sprintf("%s: %v", name, err)
+		}
+	}
+	return ""
+}
+
+// checkPrefix walks a file's lines up to p.End, checking that each line's
+// prev is the SHA-256 of the line before it, that seq counts 1, 2, …, and
+// that the walk ends with the line p names, at p.End.
+func checkPrefix(r io.ReaderAt, p Position) error {
+	want, err := hex.DecodeString(p.Hash)
+	if err != nil || len(want) != sha256.Size {
+		return fmt.Errorf("the snapshot's line hash %q is not 64 hex digits", p.Hash)
+	}
+	if p.Seq == 0 {
+		if p.End != 0 || p.Hash != ZeroHash {
+			return errors.New("the snapshot's position of an empty file is not at its start")
+		}
+		return nil
+	}
+	br := bufio.NewReaderSize(io.NewSectionReader(r, 0, p.End), 1<<20)
+	var prev [32]byte
+	var long []byte
+	var off, lineStart int64
+	var seq uint64
+	for {
+		part, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, part...)
+			if len(long) > maxLineSize {
+				return fmt.Errorf("a line at offset %d is longer than %d bytes", off, maxLineSize)
+			}
+			continue
+		}
+		if err == io.EOF && len(part) == 0 && len(long) == 0 {
+			break
+		}
+		line := part
+		if len(long) > 0 {
+			line = append(long, part...)
+			long = long[:0]
+		}
+		if err != nil || line[len(line)-1] != '\n' {
+			return fmt.Errorf("the bytes before the snapshot's position end inside a line (offset %d)", off)
+		}
+		raw := line[:len(line)-1]
+		seq++
+		lineSeq, linePrev, ok := chainTrailer(raw)
+		switch {
+		case !ok:
+			return fmt.Errorf("line %d (offset %d) does not end with seq, prev and mac members", seq, off)
+		case lineSeq != seq:
+			return fmt.Errorf("line %d (offset %d) has seq %d", seq, off, lineSeq)
+		case linePrev != prev:
+			return fmt.Errorf("seq %d (offset %d): prev is not the hash of seq %d: a line before the snapshot's position was changed", seq, off, seq-1)
+		}
+		prev = sha256.Sum256(raw)
+		lineStart = off
+		off += int64(len(line))
+	}
+	switch {
+	case seq != p.Seq:
+		return fmt.Errorf("the file holds %d lines before byte %d, the snapshot's position says %d", seq, p.End, p.Seq)
+	case lineStart != p.Offset:
+		return fmt.Errorf("seq %d begins at byte %d, the snapshot's position says %d", seq, lineStart, p.Offset)
+	case !bytes.Equal(prev[:], want):
+		return fmt.Errorf("seq %d is not the line the snapshot was taken at (its hash is %s, the snapshot's %s): the journal was rewritten", seq, hex.EncodeToString(prev[:8]), p.Hash[:16])
+	}
+	return nil
+}
+
+// chainTrailer reads the seq and prev of a line as the writer ends it:
+// …,"seq":N,"prev":"<64 hex>","mac":"<64 hex>"}.
+func chainTrailer(raw []byte) (seq uint64, prev [32]byte, ok bool) {
+	const prevMember, seqMember = `,"prev":"`, `"seq":`
+	signed, mac, ok := splitMAC(raw)
+	if !ok || !isLowerHex(mac) || len(signed) < len(prevMember)+65+len(seqMember)+2 || signed[len(signed)-1] != '"' {
+		return 0, prev, false
+	}
+	hexStart := len(signed) - 65
+	digest := signed[hexStart : len(signed)-1]
+	if string(signed[hexStart-len(prevMember):hexStart]) != prevMember || !isLowerHex(digest) {
+		return 0, prev, false
+	}
+	hex.Decode(prev[:], digest)
+	digitsEnd := hexStart - len(prevMember)
+	i := digitsEnd
+	for i > 0 && signed[i-1] >= '0' && signed[i-1] <= '9' {
+		i--
+	}
+	switch {
+	case i == digitsEnd, signed[i] == '0' && digitsEnd-i > 1, i < len(seqMember)+1,
+		string(signed[i-len(seqMember):i]) != seqMember:
+		return 0, prev, false
+	}
+	if c := signed[i-len(seqMember)-1]; c != ',' && c != '{' {
+		return 0, prev, false
+	}
+	seq, err := strconv.ParseUint(string(signed[i:digitsEnd]), 10, 64)
+	return seq, prev, err == nil
+}
+
+// seed makes a chain checker continue after p, as if it had read every
+// line up to it and found them intact.
+func (c *chainChecker) seed(p Position) {
+	var h [32]byte
+	hex.Decode(h[:], []byte(p.Hash))
+	c.lines = int(p.Seq)
+	c.maxSeq, c.prevSeq = p.Seq, p.Seq
+	c.headSeq, c.headHash = p.Seq, h
+	if p.Seq > 0 {
+		c.ring[p.Seq%ringSize] = ringEntry{seq: p.Seq, hash: h, line: int(p.Seq)}
+	}
+}
+
+// seedProbe tells a head probe that the lines up to p were seen intact.
+func (p *headProbe) seedProbe(pos Position) {
+	if pos.Seq == p.want.Seq && pos.Seq > 0 {
+		var h [32]byte
+		hex.Decode(h[:], []byte(pos.Hash))
+		p.found, p.hash, p.end, p.line = true, h, pos.End, int(pos.Seq)
+	}
+}
