@@ -23,6 +23,9 @@ type auditRef struct {
 // appendAuditRef is appendAudit that also says which line it wrote.
 func (s *Service) appendAuditRef(a record.Audit) (auditRef, error) {
 	v := a.Value()
+	s.foldGate.RLock()
+	defer s.foldGate.RUnlock()
+	defer s.snaps.folded(1)
 	at, err := s.w.Append(journal.Audit, v)
 	if err != nil {
 		return auditRef{}, err
@@ -42,6 +45,9 @@ func (s *Service) appendLeases(recs ...record.Lease) error {
 	for i := range recs {
 		vs[i] = recs[i].Value()
 	}
+	s.foldGate.RLock()
+	defer s.foldGate.RUnlock()
+	defer s.snaps.folded(len(vs))
 	ats, err := s.w.AppendAll(journal.Leases, vs)
 	if err != nil {
 		return err

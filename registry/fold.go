@@ -42,10 +42,17 @@ func FoldLine(st *State, book *approvals.Book, l *record.Line) error {
 			CreatedAt: a.Time(), Deadline: deadline, Call: callFromRecord(a.Extra),
 		})
 	case EventApprovalDecided:
-		return book.Apply(approvals.Decision{
+		err := book.Apply(approvals.Decision{
 			RequestID: d.ApprovalID, Outcome: approvals.Outcome(d.Outcome),
 			Scope: approvals.Scope(d.Scope), Reason: a.Reasoning, By: d.By, At: a.Time(),
 		})
+		if l := st.Leases[d.LeaseID]; l != nil && l.Status != Granted {
+			// A closed lease remembers no grant, whether its close is
+			// folded before the decision (a replay folds leases.jsonl
+			// first) or after it (live, or from a snapshot).
+			book.ForgetLease(d.LeaseID)
+		}
+		return err
 	}
 	return nil
 }

@@ -42,6 +42,15 @@ type Config struct {
 	// HandshakeKey is the secret the registry proves itself with to a
 	// hook (see Hello).
 	HandshakeKey []byte
+	// SnapshotDir, when set, is where snapshots of the fold are kept
+	// (snapshot.go): in the per-user state directory, never where an agent
+	// writes. SnapshotEvery is the number of journal lines between them
+	// (default DefaultSnapshotEvery; negative: only at start and Close
+	// are none written either); SnapshotInterval the longest time between
+	// two while lines are written (default DefaultSnapshotInterval).
+	SnapshotDir      string
+	SnapshotEvery    int
+	SnapshotInterval time.Duration
 }
 
 // Service is the long-running registry: the only thing that issues
@@ -55,8 +64,12 @@ type Service struct {
 	book   *approvals.Book
 	ver    Verifier
 
-	mu sync.Mutex
-	st *State
+	// foldGate is held shared by every append from its write to its fold,
+	// and exclusively while a snapshot copies the state, so that the copy
+	// is the fold of exactly the lines before the journal's position.
+	foldGate sync.RWMutex
+	mu       sync.Mutex
+	st       *State
 	// In-flight reservations, so that concurrent decisions made while a
 	// line is being written cannot together overspend a budget or a
 	// fan-out: steps reserved under each lease (charged up the chain) and
@@ -75,6 +88,9 @@ type Service struct {
 	closeErr error
 	once     sync.Once
 	policyAt time.Time // when the policy in force was loaded; under mu
+
+	snaps *snapshotter // nil without Config.SnapshotDir
+	start StartInfo
 }
 
 // Errors a caller can tell apart (the socket maps them to codes).
@@ -116,22 +132,9 @@ func Open(cfg Config) (*Service, error) {
 		stop:             make(chan struct{}),
 		done:             make(chan struct{}),
 		kickCh:           make(chan struct{}, 1),
+		snaps:            newSnapshotter(cfg),
 	}
-	var replayErr []string
-	w, err := journal.Open(cfg.JournalDir, cfg.Key.Bytes(), journal.Options{
-		LockPath:       cfg.LockPath,
-		HeadPath:       cfg.HeadPath,
-		SigningKeyPath: cfg.CheckpointKeyPath,
-		Now:            cfg.Now,
-		Replay: func(k journal.Kind, jl *journal.Line) error {
-			l := record.Parse(k, jl.Value)
-			l.Offset, l.Seq, l.Located = jl.Offset, jl.Seq, true
-			if err := FoldLine(s.st, s.book, &l); err != nil {
-				replayErr = append(replayErr, fmt.Sprintf("%s line %d: %v", k, jl.Number, err))
-			}
-			return nil
-		},
-	})
+	w, replayErr, err := s.openJournal()
 	if err != nil {
 		return nil, err
 	}
@@ -153,9 +156,37 @@ func Open(cfg Config) (*Service, error) {
 		s.policyAt = cfg.Now()
 		s.expireOrphans()
 		s.sweep()
+		s.startSnapshots()
+	} else {
+		s.snaps = nil // a journal that cannot be served is not snapshotted
 	}
 	go s.sweeper()
 	return s, nil
+}
+
+// openJournal opens the journal as its writer and folds it into s.st and
+// s.book: from the newest snapshot that matches it, or from its start.
+// It returns what did not fold.
+func (s *Service) openJournal() (*journal.Writer, []string, error) {
+	var replayErr []string
+	cfg := s.cfg
+	w, err := journal.Open(cfg.JournalDir, cfg.Key.Bytes(), journal.Options{
+		LockPath:       cfg.LockPath,
+		HeadPath:       cfg.HeadPath,
+		SigningKeyPath: cfg.CheckpointKeyPath,
+		Now:            cfg.Now,
+		Resume:         s.loadSnapshot(),
+		Replay: func(k journal.Kind, jl *journal.Line) error {
+			s.start.Replayed++
+			l := record.Parse(k, jl.Value)
+			l.Offset, l.Seq, l.Located = jl.Offset, jl.Seq, true
+			if err := FoldLine(s.st, s.book, &l); err != nil {
+				replayErr = append(replayErr, fmt.Sprintf("%s line %d: %v", k, jl.Number, err))
+			}
+			return nil
+		},
+	})
+	return w, replayErr, err
 }
 
 // Close stops the sweeper, answers waiting calls and releases the journal.
@@ -163,6 +194,7 @@ func (s *Service) Close() error {
 	s.once.Do(func() {
 		close(s.stop)
 		<-s.done
+		s.stopSnapshots()
 		s.closeErr = s.w.Close()
 	})
 	return s.closeErr

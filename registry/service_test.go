@@ -38,14 +38,19 @@ type fixture struct {
 	key Key
 	clk *clock
 	svc *Service
+	// config, when set, adjusts the service's configuration.
+	config func(*Config)
 }
 
-func newFixture(t testing.TB) *fixture {
+func newFixture(t testing.TB) *fixture { t.Helper(); return newFixtureWith(t, nil) }
+
+// newFixtureWith is newFixture with an adjusted configuration.
+func newFixtureWith(t testing.TB, config func(*Config)) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	root, _ := filepath.EvalSymlinks(dir)
 	os.MkdirAll(filepath.Join(root, "src"), 0o755)
-	f := &fixture{t: t, dir: root, key: testKey(t), clk: &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}}
+	f := &fixture{t: t, dir: root, key: testKey(t), clk: &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}, config: config}
 	f.open()
 	t.Cleanup(func() { f.svc.Close() })
 	return f
@@ -53,11 +58,15 @@ func newFixture(t testing.TB) *fixture {
 
 func (f *fixture) open() {
 	f.t.Helper()
-	svc, err := Open(Config{
+	cfg := Config{
 		Workspace: f.dir, JournalDir: filepath.Join(f.dir, ".leasedeck", "journal"),
 		LockPath: filepath.Join(f.dir, ".leasedeck", "registry.lock"), Key: f.key,
 		Root: policyManifest(f.t), DefaultLifetime: time.Hour, ApprovalTimeout: 2 * time.Second, Now: f.clk.Now,
-	})
+	}
+	if f.config != nil {
+		f.config(&cfg)
+	}
+	svc, err := Open(cfg)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -128,7 +128,7 @@ func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Se
 	}
 	svc, err := registry.Open(registry.Config{
 		Workspace: w.Root, JournalDir: w.JournalDir(), LockPath: w.LockPath(), Key: key,
-		HeadPath: w.HeadPath(), CheckpointKeyPath: w.CheckpointKeyPath(),
+		HeadPath: w.HeadPath(), CheckpointKeyPath: w.CheckpointKeyPath(), SnapshotDir: w.SnapshotDir(),
 		Policy: &policy, PolicySource: func() (registry.Policy, error) { return registryPolicy(w) }, HandshakeKey: hsKey,
 		MaxPendingApprovals: settings.MaxPendingApprovals,
 	})
@@ -144,7 +144,20 @@ func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Se
 	for _, n := range svc.Journal().Notices() {
 		fmt.Fprintf(e.stderr, "leasedeck: journal: %s\n", n)
 	}
+	reportStart(svc.Start(), e)
 	return svc, settings, token, exitOK
+}
+
+// reportStart says on stderr how the state was rebuilt when a snapshot
+// was involved: from which, or why one there was could not be used (the
+// audit journal has the same in a leasedeck.snapshot.refused line).
+func reportStart(st registry.StartInfo, e *env) {
+	if st.FromSnapshot {
+		fmt.Fprintf(e.stderr, "leasedeck: started from the snapshot at %s, replaying %d journal lines after it\n", st.At, st.Replayed)
+	}
+	for _, r := range st.Refused {
+		fmt.Fprintf(e.stderr, "leasedeck: snapshot not used: %s\n", r)
+	}
 }
 
 // newHandler answers the socket for svc with the connection limits of
