@@ -40,9 +40,11 @@ const (
 // the kernel (the wire's type: views carry it as it is).
 type Confinement = wire.Confinement
 
-// runBook holds the runs this registry knows, in memory: a run's tree
+// runBook holds the runs this registry serves, in memory: a run's tree
 // does not outlive its connection to the registry (run stops it when the
-// registry goes away), so a restarted registry has no runs to remember.
+// registry goes away), so a restarted registry serves no runs. How each
+// run was confined is journaled (leasedeck.run.confined, folded into
+// LeaseState.Run), so the record of it outlives the registry.
 type runBook struct {
 	mu       sync.Mutex
 	byLease  map[string]*Confinement
@@ -127,7 +129,9 @@ func (b *runBook) update(lease string, fn func(*Confinement)) bool {
 }
 
 // confinementLocked is the confinement of id's nearest ancestor-or-self
-// that is a run's lease. The caller holds s.mu.
+// that is a run's lease: the live run's own record while this registry
+// serves it (it knows a run before the run reports), else what the
+// journal says (a run before a restart). The caller holds s.mu.
 func (s *Service) confinementLocked(id string) *Confinement {
 	for cur, hops := id, 0; cur != "" && hops < 64; hops++ {
 		if c, ok := s.runs.get(cur); ok {
@@ -136,6 +140,10 @@ func (s *Service) confinementLocked(id string) *Confinement {
 		l := s.st.Leases[cur]
 		if l == nil {
 			return nil
+		}
+		if l.Run != nil {
+			c := *l.Run
+			return &c
 		}
 		cur = l.ParentID
 	}

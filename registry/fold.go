@@ -167,7 +167,51 @@ func (s *State) applyAudit(line *record.Line) {
 		}
 	case EventBudgetSpent:
 		s.Charge(d.LeaseID, Spend{Steps: figure(d.Steps), Tokens: figure(d.Tokens), CostUSD: figure(d.CostUSD)})
+	case EventRunConfined:
+		c := confinementFromRecord(a)
+		l.Run = &c
+	case EventRunEnded:
+		if l.Run == nil {
+			l.Run = &Confinement{RunLeaseID: d.LeaseID, Reason: "the run ended before it reported its confinement"}
+		}
+		l.Run.Ended = true
 	}
+}
+
+// confinementFromRecord reads a leasedeck.run.confined line back: the
+// run's own flat scalars (see opRunConfined). A member of the wrong type
+// reads as its zero value: unconfined, no Landlock, no namespace.
+func confinementFromRecord(a *record.Audit) Confinement {
+	x := a.Details.Extra
+	c := Confinement{RunLeaseID: a.Details.LeaseID}
+	c.Confined, _ = x["confined"].(bool)
+	c.MountNamespace, _ = x["mount_namespace"].(bool)
+	c.Network, _ = x["network"].(string)
+	c.Reason, _ = x["reason"].(string)
+	if n, ok := number(x["landlock_abi"]); ok && n >= 0 && n < 1<<16 {
+		c.LandlockABI = int(n)
+	}
+	if n, ok := number(x["narrowed_hierarchies"]); ok && n >= 0 && n < 1<<16 {
+		c.Narrowed = int(n)
+	}
+	return c
+}
+
+// ConfinementOf is the confinement of id's nearest ancestor-or-self that
+// a confined run holds, as the journal records it (nil: none).
+func (s *State) ConfinementOf(id string) *Confinement {
+	for cur, hops := id, 0; cur != "" && hops < 64; hops++ {
+		l := s.Leases[cur]
+		if l == nil {
+			return nil
+		}
+		if l.Run != nil {
+			c := *l.Run
+			return &c
+		}
+		cur = l.ParentID
+	}
+	return nil
 }
 
 // foldSession applies the session and admission audit events.

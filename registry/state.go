@@ -83,9 +83,13 @@ type LeaseState struct {
 	// the signed lease, the declaration and the activity are read back
 	// from the journal on demand (see compact.go).
 	Compacted bool
-	where     lineRange
-	agent     Agent  // kept for display once Declared is dropped
-	purpose   string // likewise
+	// Run is how the process tree of a confined run's lease is held (the
+	// run's leasedeck.run.confined line, ended by leasedeck.run.ended);
+	// nil for a lease no run holds. Kept when the lease is compacted.
+	Run     *Confinement
+	where   lineRange
+	agent   Agent  // kept for display once Declared is dropped
+	purpose string // likewise
 }
 
 // maxActivity bounds the per-lease activity kept in memory.

@@ -47,8 +47,8 @@ func (s *State) View(l *LeaseState, now time.Time, full bool) LeaseView {
 		ID: l.ID, ParentID: l.ParentID, Status: l.Status, Purpose: l.Purpose(),
 		Reason: l.Reason, Refusals: l.Reasons, RevokedBy: l.RevokedBy,
 		Generation: s.Generation(l.ID), Children: len(l.Children), LiveChildren: s.LiveChildren(l.ID, now),
-		Narrowing: l.Narrowing,
-		Spent:     map[string]float64{"steps": l.Spent.Steps, "tokens": l.Spent.Tokens, "cost_usd": l.Spent.CostUSD},
+		Narrowing: l.Narrowing, Confinement: s.ConfinementOf(l.ID),
+		Spent: map[string]float64{"steps": l.Spent.Steps, "tokens": l.Spent.Tokens, "cost_usd": l.Spent.CostUSD},
 	}
 	a := l.Agent()
 	v.Agent, v.RuntimeAgent = a.Name, a.RuntimeAgent

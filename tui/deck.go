@@ -100,6 +100,11 @@ func (d *deck) Apply(entries []entry) (treeChanged, approvalsChanged bool) {
 				approvalsChanged = true
 			case registry.EventGateAllowed, registry.EventBudgetSpent:
 				d.logSpend(id, &l.Audit)
+			case registry.EventRunConfined, registry.EventRunEnded:
+				// Every lease below a run is held as the run is.
+				for _, c := range d.St.Subtree(id) {
+					d.bump(c)
+				}
 			}
 		}
 		if id != "" {

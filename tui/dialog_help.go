@@ -67,6 +67,9 @@ var legendGlyphs = [][2]string{
 	{"■", "stopped by an operator"},
 	{"▸ ▾", "a lease with children, collapsed or expanded"},
 	{"↳", "a child lease (a subagent); a row without it is a session"},
+	{"▣", "confined: the kernel holds its process tree (leasedeck run, Landlock)"},
+	{"□", "an UNCONFINED run (--allow-unconfined): only the hooks check it"},
+	{"·", "hooks only: no leasedeck run; the gate checks each call"},
 }
 
 var legendColumns = [][2]string{

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/leasedeck/leasedeck/journal"
 	"github.com/leasedeck/leasedeck/registry"
+	"github.com/leasedeck/leasedeck/registry/wire"
 	"github.com/leasedeck/leasedeck/workspace"
 )
 
@@ -61,7 +63,11 @@ func list(s ...string) []any {
 // allowed and denied calls, usage, a revoked subtree and one approval
 // request left pending. It returns the journal directory while the
 // request still waits; stop ends the wait and closes the service.
-func scenario(t testing.TB) (dir string, stop func()) {
+func scenario(t testing.TB) (dir string, stop func()) { return scenarioWith(t, false) }
+
+// scenarioWith is scenario, with two confined runs (see confinedRuns)
+// after the revocation when runs is set.
+func scenarioWith(t testing.TB, runs bool) (dir string, stop func()) {
 	t.Helper()
 	ws := t.TempDir()
 	dir = filepath.Join(ws, ".leasedeck", "journal")
@@ -132,6 +138,10 @@ func scenario(t testing.TB) (dir string, stop func()) {
 	if _, err := svc.Revoke(b, "", "stop the CI agent"); err != nil {
 		t.Fatal(err)
 	}
+	if runs {
+		at(21)
+		confinedRuns(t, svc)
+	}
 	at(30)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -153,14 +163,59 @@ func scenario(t testing.TB) (dir string, stop func()) {
 	}
 }
 
+// confinedRuns starts two `leasedeck run` sessions through the socket, as
+// run does: one held by the kernel, one run with --allow-unconfined.
+func confinedRuns(t testing.TB, svc *registry.Service) {
+	t.Helper()
+	d, err := os.MkdirTemp("", "ldt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(d)
+	l, err := registry.Listen(filepath.Join(d, "r.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() { registry.NewHandler(svc, "fixture-token").Serve(ctx, l); close(served) }()
+	defer func() { cancel(); <-served }()
+	c, err := wire.Dial(filepath.Join(d, "r.sock"), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetToken("fixture-token")
+	for _, r := range []struct {
+		name, purpose string
+		conf          wire.Confinement
+	}{
+		{"claude-code #3", "Fix the flaky login test, confined", wire.Confinement{Confined: true, LandlockABI: 6, MountNamespace: true,
+			Network: "TCP only to the egress proxy 127.0.0.1:41234"}},
+		{"claude-code #4", "Try the schema migration", wire.Confinement{Reason: "--allow-unconfined: this kernel has no Landlock",
+			Network: "proxy offered, not enforced 127.0.0.1:41235"}},
+	} {
+		run, err := c.RunBegin(ctx, wire.RunBeginParams{Client: "claude-code", Manifest: wire.DocOf(declared("claude-code", r.name, r.purpose, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.RunConfined(ctx, wire.RunConfinedParams{LeaseID: run.Issue.LeaseID, Confinement: r.conf}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
 // fixture is the scenario's journal as Entries, with every random id
 // replaced by a stable one (in order of first appearance) and each lease
 // signed again, so goldens do not change from run to run.
-func fixture(t testing.TB) []entry {
+func fixture(t testing.TB) []entry { return fixtureWith(t, false) }
+
+// fixtureWith is fixture, of scenarioWith(runs).
+func fixtureWith(t testing.TB, runs bool) []entry {
 	t.Helper()
-	dir, stop := scenario(t)
+	dir, stop := scenarioWith(t, runs)
 	defer stop()
 	ids := map[string]string{}
 	var out []entry

@@ -20,6 +20,8 @@ type leaseRow struct {
 	Context   bool   // shown only as an ancestor of a filter match
 	Status    string // displayStatus
 	Pending   int    // approvals waiting on this lease
+	Confine   confinementKind
+	Refused   bool // nothing was granted, so nothing runs: no confinement cell
 	Agent     string
 	Purpose   string
 	Steps     float64 // spent by this lease and its descendants
@@ -75,7 +77,7 @@ func layoutRow(width, indent int) rowCols {
 		c.bar, c.steps = 0, 0
 		right = 1 + colKids + 1 + colDep + 1 + colLeft
 	}
-	rest := width - right - 5 - indent
+	rest := width - right - rowLead - indent
 	c.agent = min(max(rest/2, 8), 30)
 	c.purpose = max(rest-c.agent-1, 0)
 	if rest < c.agent {
@@ -86,11 +88,15 @@ func layoutRow(width, indent int) rowCols {
 
 func indentOf(depth int) int { return min(depth, 8) * 2 }
 
+// rowLead is the cells before the agent's name: the cursor mark, the
+// expander, the status glyph and the confinement glyph, each with a space.
+const rowLead = 7
+
 // renderLeaseHeader is the tree's column header for a width.
 func renderLeaseHeader(t *theme, width int) string {
 	c := layoutRow(width, 0)
 	var b strings.Builder
-	b.WriteString("     ")
+	b.WriteString(strings.Repeat(" ", rowLead))
 	b.WriteString(fit("AGENT", c.agent))
 	if c.purpose > 0 {
 		b.WriteString(" " + fit("PURPOSE", c.purpose))
@@ -142,6 +148,12 @@ func (r leaseRow) Render(width int) string {
 	}
 	b.WriteString(st(muted, exp) + " ")
 	b.WriteString(st(gs, glyph) + " ")
+	if r.Refused {
+		b.WriteString("  ")
+	} else {
+		cg, cs := confinementGlyph(t, r.Confine)
+		b.WriteString(st(cs, cg) + " ")
+	}
 	b.WriteString(st(text, fit(termtext.Clean(r.Agent), c.agent)))
 	if c.purpose > 0 {
 		b.WriteString(" " + st(muted, fit(termtext.Clean(r.Purpose), c.purpose)))
@@ -241,6 +253,7 @@ func (m *model) row(r row, selected bool, w int) string {
 	a := l.Agent()
 	lr := leaseRow{t: m.theme, Depth: r.depth, HasKids: r.hasKids, Expanded: k.expanded, Selected: selected,
 		Context: r.context, Status: status, Pending: m.deck.PendingFor(r.id),
+		Confine: kindOf(m.deck.St.ConfinementOf(r.id)), Refused: l.Status == registry.Refused,
 		Agent: a.Name, Purpose: l.Purpose(), Steps: l.Spent.Steps, Left: left}
 	if lr.Agent == "" {
 		lr.Agent = a.RuntimeAgent

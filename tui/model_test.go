@@ -51,6 +51,8 @@ func (f *fakeActor) Revoke(id, reason string) ([]string, error) {
 var (
 	fixtureOnce    sync.Once
 	fixtureEntries []entry
+	runsOnce       sync.Once
+	runsEntries    []entry
 )
 
 func entries(t testing.TB) []entry {
@@ -58,9 +60,21 @@ func entries(t testing.TB) []entry {
 	return fixtureEntries
 }
 
+// runEntries is the fixture with two confined runs (fixtureWith).
+func runEntries(t testing.TB) []entry {
+	runsOnce.Do(func() { runsEntries = fixtureWith(t, true) })
+	return runsEntries
+}
+
 // newTestModel is the cockpit at a fixed clock, size and colour profile
 // (the plain theme), loaded with the fixture journal.
 func newTestModel(t testing.TB, w, h int, actor Actor) *model {
+	t.Helper()
+	return newTestModelOf(t, w, h, actor, entries(t))
+}
+
+// newTestModelOf is newTestModel loaded with es.
+func newTestModelOf(t testing.TB, w, h int, actor Actor, es []entry) *model {
 	t.Helper()
 	key := testKey(t)
 	opts := Options{Workspace: "/home/dev/shop", Socket: "/home/dev/shop/.leasedeck/registry.sock", Key: &key,
@@ -71,7 +85,7 @@ func newTestModel(t testing.TB, w, h int, actor Actor) *model {
 	m := newModel(opts)
 	send(m, tea.WindowSizeMsg{Width: w, Height: h})
 	send(m, clockMsg(t0.Add(31*time.Second)))
-	send(m, journalMsg{Reset: true, Entries: entries(t), Heads: [2]uint64{14, 30}, MACs: true})
+	send(m, journalMsg{Reset: true, Entries: es, Heads: [2]uint64{14, 30}, MACs: true})
 	return m
 }
 
@@ -170,22 +184,31 @@ func TestGoldenViews(t *testing.T) {
 		name string
 		w, h int
 		keys []string
+		runs bool // the fixture with confined runs
 	}{
-		{"cockpit-80x24.golden", 80, 24, []string{"esc"}},
-		{"cockpit-160x48.golden", 160, 48, []string{"esc", "down"}},
-		{"approval-160x48.golden", 160, 48, nil},
-		{"budget-160x48.golden", 160, 48, []string{"esc", "2"}},
-		{"lease-160x48.golden", 160, 48, []string{"esc", "4"}},
-		{"refused-160x48.golden", 160, 48, []string{"esc", "down", "down"}},
-		{"help-80x24.golden", 80, 24, []string{"esc", "?"}},
-		{"too-small-20x5.golden", 20, 5, nil},
-		{"queue-160x48.golden", 160, 48, []string{"a"}},
-		{"quit-80x24.golden", 80, 24, []string{"q"}},
-		{"revoked-160x48.golden", 160, 48, []string{"esc", "down", "down", "down"}},
-		{"revoked-child-160x48.golden", 160, 48, []string{"esc", "down", "down", "down", "down"}},
+		{"cockpit-80x24.golden", 80, 24, []string{"esc"}, false},
+		{"cockpit-160x48.golden", 160, 48, []string{"esc", "down"}, false},
+		{"approval-160x48.golden", 160, 48, nil, false},
+		{"budget-160x48.golden", 160, 48, []string{"esc", "2"}, false},
+		{"lease-160x48.golden", 160, 48, []string{"esc", "4"}, false},
+		{"refused-160x48.golden", 160, 48, []string{"esc", "down", "down"}, false},
+		{"help-80x24.golden", 80, 24, []string{"esc", "?"}, false},
+		{"too-small-20x5.golden", 20, 5, nil, false},
+		{"queue-160x48.golden", 160, 48, []string{"a"}, false},
+		{"quit-80x24.golden", 80, 24, []string{"q"}, false},
+		{"revoked-160x48.golden", 160, 48, []string{"esc", "down", "down", "down"}, false},
+		{"revoked-child-160x48.golden", 160, 48, []string{"esc", "down", "down", "down", "down"}, false},
+		{"confined-160x48.golden", 160, 48, []string{"esc", "down", "down", "down", "down", "down"}, true},
+		{"confined-80x24.golden", 80, 24, []string{"esc", "down", "down", "down", "down", "down"}, true},
+		{"unconfined-160x48.golden", 160, 48, []string{"esc", "down", "down", "down", "down", "down", "down"}, true},
+		{"confined-too-small-20x5.golden", 20, 5, []string{"esc"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m := newTestModel(t, c.w, c.h, &fakeActor{})
+			es := entries(t)
+			if c.runs {
+				es = runEntries(t)
+			}
+			m := newTestModelOf(t, c.w, c.h, &fakeActor{}, es)
 			press(m, c.keys...)
 			got := screen(m)
 			for i, l := range strings.Split(got, "\n") {

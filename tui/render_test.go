@@ -50,7 +50,7 @@ func TestLeaseRow(t *testing.T) {
 	if w := ansi.StringWidth(got); w != 100 {
 		t.Fatalf("row is %d cells, want 100: %q", w, got)
 	}
-	for _, want := range []string{"  ↳▾ ● test-writer", "Write table tests", "██▍░░░░░", "3/10", "1/2", "d1", "44m59s"} {
+	for _, want := range []string{"  ↳▾ ● · test-writer", "Write table tests", "██▍░░░░░", "3/10", "1/2", "d1", "44m59s"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("row lacks %q: %q", want, got)
 		}
@@ -60,9 +60,22 @@ func TestLeaseRow(t *testing.T) {
 		t.Errorf("pending not shown: %q", got)
 	}
 	r.Pending, r.Status, r.Left = 0, "revoked", "revoked"
-	if got := r.Render(100); !strings.Contains(got, "⊘ test-writer") {
+	if got := r.Render(100); !strings.Contains(got, "⊘ · test-writer") {
 		t.Errorf("revoked glyph: %q", got)
 	}
+	// The confinement cell: the kernel, an unconfined run, hooks only,
+	// and none for a refusal (nothing runs).
+	for _, c := range []struct {
+		kind    confinementKind
+		refused bool
+		want    string
+	}{{kernel, false, "⊘ ▣ test-writer"}, {unconfined, false, "⊘ □ test-writer"}, {hooksOnly, false, "⊘ · test-writer"}, {hooksOnly, true, "⊘   test-writer"}} {
+		r.Confine, r.Refused = c.kind, c.refused
+		if got := r.Render(100); !strings.Contains(got, c.want) || ansi.StringWidth(got) != 100 {
+			t.Errorf("confinement %d (refused %v): %q", c.kind, c.refused, got)
+		}
+	}
+	r.Confine, r.Refused = hooksOnly, false
 	r.Selected = true
 	if got := r.Render(100); !strings.HasPrefix(got, "▌") {
 		t.Errorf("the selection has no marker: %q", got)

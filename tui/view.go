@@ -289,7 +289,15 @@ func (m *model) detailLines(w int) []string {
 	}
 	if m.lay.detH < 12 {
 		// A short pane: one line of who, the rest for the tab.
-		head = []string{fit(t.bold(t.Text).Render(termtext.Clean(a.Name))+t.Muted.Render(" · "+record.ShortID(l.ID)+" · "+termtext.Clean(l.Purpose())), w)}
+		held := ""
+		if l.Status != registry.Refused {
+			held = " · " + confinementWord(t, m.deck.St.ConfinementOf(id))
+		}
+		head = []string{fit(t.bold(t.Text).Render(termtext.Clean(a.Name))+t.Muted.Render(" · "+record.ShortID(l.ID))+held+t.Muted.Render(" · "+termtext.Clean(l.Purpose())), w)}
+	}
+	if m.lay.detH >= 12 && l.Status != registry.Refused {
+		// Above the blank line that ends the head: what holds the tree.
+		head = append(head[:len(head)-1], append(renderConfinement(t, m.deck.St.ConfinementOf(id), id, w), "")...)
 	}
 	if cv, ok := computeClosed(m.deck, l, m.now); ok {
 		head = append(head, renderClosed(t, cv, m.loc, m.now, w)...)
