@@ -22,7 +22,7 @@ func TestConfinementSurvivesARestart(t *testing.T) {
 		{"allow-unconfined", wire.Confinement{Reason: "--allow-unconfined: this kernel has no Landlock", Network: "proxy offered, not enforced"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f := newFixture(t)
+			f, _ := snapshotted(t)
 			sock := served(t, f)
 			ctx := context.Background()
 			op := dialTest(t, sock, testToken)
@@ -66,6 +66,12 @@ func TestConfinementSurvivesARestart(t *testing.T) {
 			check("while serving", false)
 			f.restart()
 			check("after a restart", false)
+			// A start from a snapshot keeps it too.
+			if _, err := f.svc.WriteSnapshot(); err != nil {
+				t.Fatal(err)
+			}
+			f.restart()
+			check("after a start from a snapshot", false)
 			sock = served(t, f)
 			op = dialTest(t, sock, testToken)
 			// The restarted registry serves no run: the run cannot report.

@@ -225,7 +225,7 @@ func TestSnapshotPlusTailIsTheFullReplay(t *testing.T) {
 func TestSnapshotCoversEveryField(t *testing.T) {
 	carried := map[reflect.Type]string{
 		reflect.TypeFor[State]():      "Leases Order Sessions Admissions Capabilities",
-		reflect.TypeFor[LeaseState](): "ID ParentID Status Declared DeclaredHash Granted Lease GrantedHash Narrowing Reasons Reason RevokedBy IssuedAt ExpiresAt ClosedAt Spent Children Activity LastActivity Decisions Compacted where agent purpose",
+		reflect.TypeFor[LeaseState](): "ID ParentID Status Declared DeclaredHash Granted Lease GrantedHash Narrowing Reasons Reason RevokedBy IssuedAt ExpiresAt ClosedAt Spent Children Activity LastActivity Decisions Compacted Run where agent purpose",
 		reflect.TypeFor[lineRange]():  "located record recordSeq first firstSeq last",
 		reflect.TypeFor[Manifest]():   "Raw SchemaVersion Agent Purpose HasPurpose Allow Deny Budget Approvals",
 		reflect.TypeFor[Budget]():     "vals set",

@@ -47,6 +47,7 @@ type snapLease struct {
 	LastActivity time.Time       `json:"last_activity"`
 	Decisions    int             `json:"decisions"`
 	Compacted    bool            `json:"compacted"`
+	Run          *Confinement    `json:"run,omitempty"`
 	Where        snapRange       `json:"where"`
 	Agent        Agent           `json:"agent"`
 	Purpose      string          `json:"purpose"`
@@ -140,6 +141,7 @@ func leaseSnapshot(l *LeaseState) (snapLease, error) {
 		Narrowing: l.Narrowing, Reasons: l.Reasons, Reason: l.Reason, RevokedBy: l.RevokedBy,
 		IssuedAt: l.IssuedAt, ExpiresAt: l.ExpiresAt, ClosedAt: l.ClosedAt, Spent: l.Spent, Children: l.Children,
 		Activity: l.Activity, LastActivity: l.LastActivity, Decisions: l.Decisions, Compacted: l.Compacted,
+		Run: cloneConfinement(l.Run),
 		Where: snapRange{Located: l.where.located, Record: l.where.record, RecordSeq: l.where.recordSeq,
 			First: l.where.first, FirstSeq: l.where.firstSeq, Last: l.where.last},
 		Agent: l.agent, Purpose: l.purpose}
@@ -165,6 +167,16 @@ func leaseSnapshot(l *LeaseState) (snapLease, error) {
 		s.Granted = m
 	}
 	return s, nil
+}
+
+// cloneConfinement copies a run's record: the fold changes it in place
+// (the run's end) after the lock.
+func cloneConfinement(c *Confinement) *Confinement {
+	if c == nil {
+		return nil
+	}
+	cp := *c
+	return &cp
 }
 
 func cloneStrings(s []string) []string {
@@ -221,6 +233,7 @@ func (s *snapLease) restore() (*LeaseState, error) {
 		Narrowing: s.Narrowing, Reasons: s.Reasons, Reason: s.Reason, RevokedBy: s.RevokedBy,
 		IssuedAt: s.IssuedAt, ExpiresAt: s.ExpiresAt, ClosedAt: s.ClosedAt, Spent: s.Spent, Children: s.Children,
 		Activity: s.Activity, LastActivity: s.LastActivity, Decisions: s.Decisions, Compacted: s.Compacted,
+		Run: cloneConfinement(s.Run),
 		where: lineRange{located: s.Where.Located, record: s.Where.Record, recordSeq: s.Where.RecordSeq,
 			first: s.Where.First, firstSeq: s.Where.FirstSeq, last: s.Where.Last},
 		agent: s.Agent, purpose: s.Purpose}
