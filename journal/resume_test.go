@@ -85,6 +85,12 @@ func TestResumeRefusesAChangedPrefix(t *testing.T) {
 		{"a byte changed in the first line", "prev is not the hash", func(b []byte, _ Position) []byte {
 			return bytes.Replace(b, []byte("heartbeat"), []byte("heartbeaT"), 1)
 		}},
+		{"a byte changed in a line past the middle (another piece of the walk)", "prev is not the hash", func(b []byte, p Position) []byte {
+			i := bytes.LastIndex(b[:p.Offset*3/4], []byte("heartbeat"))
+			out := append([]byte(nil), b...)
+			out[i+1] ^= 0x20
+			return out
+		}},
 		{"a line removed", "", func(b []byte, _ Position) []byte {
 			i := bytes.IndexByte(b, '\n')
 			j := i + 1 + bytes.IndexByte(b[i+1:], '\n')
