@@ -62,7 +62,19 @@ const EventGateChecked = "leasedeck.gate.checked"
 
 // oversize says why a call's input is too large to read, or "".
 func oversize(call ToolCall) string {
-	var parsed, content int
+	parsed, content := inputSizes(call)
+	switch {
+	case parsed > MaxCallInput:
+		return fmt.Sprintf("the tool input is over %d KiB, the most the gate reads, so it is refused unread", MaxCallInput>>10)
+	case content > MaxCallContent:
+		return fmt.Sprintf("the file content is over %d MiB, the most the gate scans, so it is refused unread", MaxCallContent>>20)
+	}
+	return ""
+}
+
+// inputSizes counts the bytes of a call's input the gate parses and the
+// bytes of file content it only scans, each counted up to past its limit.
+func inputSizes(call ToolCall) (parsed, content int) {
 	for k, v := range call.Input {
 		n := inputBytes(v, MaxCallContent+1)
 		if contentMembers[k] && isFileTool(call.Tool) {
@@ -71,13 +83,13 @@ func oversize(call ToolCall) string {
 			parsed += len(k) + n
 		}
 	}
-	switch {
-	case parsed > MaxCallInput:
-		return fmt.Sprintf("the tool input is over %d KiB, the most the gate reads, so it is refused unread", MaxCallInput>>10)
-	case content > MaxCallContent:
-		return fmt.Sprintf("the file content is over %d MiB, the most the gate scans, so it is refused unread", MaxCallContent>>20)
-	}
-	return ""
+	return parsed, content
+}
+
+// inputSize is all of a call's input, as inputSizes counts it.
+func inputSize(call ToolCall) int {
+	parsed, content := inputSizes(call)
+	return parsed + content
 }
 
 func isFileTool(tool string) bool {
@@ -134,8 +146,10 @@ func (s *Service) factsOf(call ToolCall) callFacts {
 	if f.tooBig != "" {
 		return f
 	}
-	f.use, f.useErr = resources.FromToolCall(s.cfg.Workspace, call.Tool, call.Input)
-	if !s.cfg.Calls.PassSecrets {
+	scan := func() {
+		if s.cfg.Calls.PassSecrets {
+			return
+		}
 		var found []redact.Finding
 		f.masked, found = redact.RedactValue(scannedInput(call))
 		for _, fd := range found {
@@ -146,8 +160,28 @@ func (s *Service) factsOf(call ToolCall) callFacts {
 			}
 		}
 	}
+	// The secret scan and the analysis read the input and write apart:
+	// for a large input they run side by side, so that the call's
+	// latency is the longer of the two, not their sum. A small one is
+	// not worth a goroutine.
+	if inputSize(call) < concurrentScanBytes {
+		scan()
+		f.use, f.useErr = resources.FromToolCall(s.cfg.Workspace, call.Tool, call.Input)
+		return f
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		scan()
+	}()
+	f.use, f.useErr = resources.FromToolCall(s.cfg.Workspace, call.Tool, call.Input)
+	<-done
 	return f
 }
+
+// concurrentScanBytes is the input size from which factsOf scans for
+// secrets while the analysis runs.
+const concurrentScanBytes = 16 << 10
 
 // apply holds res to the call rules: a protected write is refused (deny
 // beats everything), and a call that would run while carrying a

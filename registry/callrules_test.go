@@ -81,6 +81,9 @@ func TestCallCarryingASecretIsHeldMasked(t *testing.T) {
 		{"private key written", "Write", map[string]any{"file_path": "src/id", "content": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n"}, "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"},
 		{"key in an edit", "Edit", map[string]any{"file_path": "src/cfg.go", "old_string": "key := \"\"", "new_string": "key := \"sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0f\""}, "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0f"},
 		{"password in a fetched URL", "WebFetch", map[string]any{"url": "https://bob:hunter2hunter2@api.example.com/x"}, "hunter2hunter2"},
+		// Past concurrentScanBytes the scan runs beside the analysis.
+		{"token in a long line", "Bash", map[string]any{"command": strings.Repeat("echo hello && ", 2000) + "echo ghp_aB3cD6eF9gH2iJ5kL8mN1oP4qR7sT0uV3wX6y"}, "ghp_aB3cD6eF9gH2iJ5kL8mN1oP4qR7sT0uV3wX6y"},
+		{"key in a long write", "Write", map[string]any{"file_path": "src/big.go", "content": strings.Repeat("// filler\n", 3000) + "key := \"sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0f\"\n"}, "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0f"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -48,6 +48,20 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 	if err := add(&writes, sh.Writes, sh.WriteOperands); err != nil {
 		return Use{}, err
 	}
+	for _, p := range sh.WritePatterns {
+		resolved = append(resolved, p)
+		ref, err := resolver.resolve(rebase(p))
+		if err != nil {
+			return Use{}, &FieldError{Pointer: "/command", Err: err}
+		}
+		if !strings.Contains(ref.Abs, "*") {
+			// The pattern itself exists and is a symbolic link: what
+			// it stands for is no longer a suffix of a name.
+			return Use{}, fieldErr("/command", "cannot tell which files %s stands for", shorten(p))
+		}
+		ref.AnySuffix = true
+		writes.add(ref)
+	}
 	var isResolved func(string) bool
 	if len(resolved) <= smallList {
 		isResolved = func(o string) bool { return slices.Contains(resolved, o) }
@@ -131,7 +145,10 @@ type refSet struct {
 	set  map[refKey]bool
 }
 
-type refKey struct{ abs, lexAbs string }
+type refKey struct {
+	abs, lexAbs string
+	anySuffix   bool
+}
 
 func (s *refSet) add(ref PathRef) {
 	if s.set == nil && len(s.list) < smallList {
@@ -143,10 +160,10 @@ func (s *refSet) add(ref PathRef) {
 	if s.set == nil {
 		s.set = make(map[refKey]bool, 2*len(s.list))
 		for _, r := range s.list {
-			s.set[refKey{r.Abs, r.lexAbs}] = true
+			s.set[refKey{r.Abs, r.lexAbs, r.AnySuffix}] = true
 		}
 	}
-	if k := (refKey{ref.Abs, ref.lexAbs}); !s.set[k] {
+	if k := (refKey{ref.Abs, ref.lexAbs, ref.AnySuffix}); !s.set[k] {
 		s.set[k] = true
 		s.list = append(s.list, ref)
 	}

@@ -19,6 +19,7 @@ func init() {
 		"tar": (*analyzer).tar, "make": (*analyzer).make, "gmake": (*analyzer).make,
 		"npm": (*analyzer).npm, "npx": (*analyzer).npx, "go": (*analyzer).goTool,
 		"curl": (*analyzer).urls, "wget": (*analyzer).urls, "echo": nil, "printf": (*analyzer).printf,
+		"dd": (*analyzer).dd, "split": (*analyzer).split,
 	}
 	delete(programModels, "echo")
 }
@@ -56,8 +57,7 @@ func (a *analyzer) sort(prog string, args []*syntax.Word, c ctx) {
 
 // uniq reads INPUT and writes OUTPUT.
 func (a *analyzer) uniq(prog string, args []*syntax.Word, c ctx) {
-	p := optWalk{prog: prog, opts: map[string]int{"f": 1, "skip-fields": 1, "s": 1, "skip-chars": 1,
-		"w": 1, "check-chars": 1, "group": 2, "all-repeated": 2}, argShort: "fsw", lax: true}
+	p := optWalk{prog: prog, opts: uniqOpts, argShort: "fsw", lax: true}
 	if !p.walk(a, args) {
 		return
 	}
@@ -72,10 +72,7 @@ func (a *analyzer) uniq(prog string, args []*syntax.Word, c ctx) {
 // diff reads its operands (directories too, with -r) and the files of
 // --exclude-from, --from-file and --to-file.
 func (a *analyzer) diff(prog string, args []*syntax.Word, c ctx) {
-	p := optWalk{prog: prog, opts: map[string]int{"label": 1, "L": 1, "x": 1, "exclude": 1, "X": 1,
-		"exclude-from": 1, "I": 1, "ignore-matching-lines": 1, "from-file": 1, "to-file": 1, "U": 1,
-		"unified": 2, "C": 1, "context": 2, "color": 2, "F": 1, "show-function-line": 1, "horizon-lines": 1,
-		"line-format": 1, "W": 1, "width": 1, "tabsize": 1, "palette": 1},
+	p := optWalk{prog: prog, opts: diffOpts,
 		argShort: "LxXIUCFW", lax: true}
 	if !p.walk(a, args) {
 		return
@@ -198,3 +195,13 @@ func (a *analyzer) urlValueOpt(prog, word, name, val string, hasVal bool, args [
 	}
 	return i
 }
+
+// uniqOpts are uniq's options (see optWalk), made once.
+var uniqOpts = map[string]int{"f": 1, "skip-fields": 1, "s": 1, "skip-chars": 1,
+	"w": 1, "check-chars": 1, "group": 2, "all-repeated": 2}
+
+// diffOpts are diff's options (see optWalk), made once.
+var diffOpts = map[string]int{"label": 1, "L": 1, "x": 1, "exclude": 1, "X": 1,
+	"exclude-from": 1, "I": 1, "ignore-matching-lines": 1, "from-file": 1, "to-file": 1, "U": 1,
+	"unified": 2, "C": 1, "context": 2, "color": 2, "F": 1, "show-function-line": 1, "horizon-lines": 1,
+	"line-format": 1, "W": 1, "width": 1, "tabsize": 1, "palette": 1}

@@ -502,7 +502,7 @@ func (sb sandbox) missed(use resources.Use, evs []event) []string {
 			if _, err := os.Lstat(e.path); err != nil && coversSibling(writes, e.path) {
 				continue // a temporary file beside a derived write (sed -i), gone again
 			}
-			if !covers(writes, e.path) {
+			if !covers(writes, e.path) && !suffixCovers(use.Writes, e.path) {
 				add("wrote " + sb.short(e.path))
 			}
 		case "read":
@@ -552,6 +552,24 @@ func covers(derived []string, p string) bool {
 func coversSibling(derived []string, p string) bool {
 	for _, d := range derived {
 		if filepath.Dir(d) == filepath.Dir(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// suffixCovers: a derived write of generated names (split's PREFIX*)
+// stands for p: p is the path up to its last "*", a suffix without a
+// slash, then the rest.
+func suffixCovers(writes []resources.PathRef, p string) bool {
+	for _, w := range writes {
+		i := strings.LastIndexByte(w.Abs, '*')
+		if !w.AnySuffix || i < 0 {
+			continue
+		}
+		head, tail := w.Abs[:i], w.Abs[i+1:]
+		if len(p) > len(head)+len(tail) && strings.HasPrefix(p, head) && strings.HasSuffix(p, tail) &&
+			!strings.Contains(p[len(head):len(p)-len(tail)], "/") {
 			return true
 		}
 	}
@@ -706,7 +724,9 @@ func TestShellDifferentialRandom(t *testing.T) {
 	n, budget := envInt("LEASEDECK_DIFF_LINES", 200), time.Duration(envInt("LEASEDECK_DIFF_SECONDS", 90))*time.Second
 	known := map[string]bool{}
 	for _, c := range knownCases {
-		known[c.line] = true
+		if c.open {
+			known[c.line] = true // a fixed case is checked like any other line
+		}
 	}
 	start := time.Now()
 	var findings, fresh []finding
@@ -798,11 +818,14 @@ var knownCases = []struct {
 	// workspace), while bash is wherever the line cd'd.
 	{5, "cd ~ && cat /proc/self/cwd/.ssh/id_rsa", false},
 	{5, "cd .. && cat /proc/self/cwd/outside.txt", false},
-	// Found after git, dd, split and more readers joined the grammar.
-	{8, "split -l 1 ~/notes.md sub/out.txt", true},
-	{8, "split -l 1 src/a.go out.txt", true},
-	{8, "dd if=../outside.txt of=new.txt 2>/dev/null", true},
-	{8, "dd if=notes.txt of=sub/out.txt 2>/dev/null", true},
+	// Found after git, dd, split and more readers joined the grammar;
+	// fixed by modelling dd's if=/of= and split's FILE and PREFIX* outputs.
+	{8, "split -l 1 ~/notes.md sub/out.txt", false},
+	{8, "split -l 1 src/a.go out.txt", false},
+	{8, "dd if=../outside.txt of=new.txt 2>/dev/null", false},
+	{8, "dd if=notes.txt of=sub/out.txt 2>/dev/null", false},
+	{8, "split -l 1 -d --additional-suffix=.part src/a.go sub/p", false},
+	{8, "dd if=src/a.go of=sub/deeper/w.txt bs=1 count=4 status=none", false},
 }
 
 func TestShellDifferentialCases(t *testing.T) {
@@ -811,9 +834,13 @@ func TestShellDifferentialCases(t *testing.T) {
 	t.Setenv("HOME", os.Getenv("HOME"))
 	t.Chdir(".")
 	st, now := diffState(t)
-	stillOpen := 0
+	stillOpen, ran := 0, 0
 	for _, c := range knownCases {
-		_, miss := check(t, base, st, now, c.line)
+		allowed, miss := check(t, base, st, now, c.line)
+		if allowed {
+			ran++
+			t.Logf("class %d: %q allowed, run under strace", c.class, c.line)
+		}
 		switch {
 		case !c.open && len(miss) > 0:
 			t.Errorf("class %d: %q is allowed again and the gate does not derive: %s", c.class, c.line, strings.Join(miss, "; "))
@@ -824,5 +851,5 @@ func TestShellDifferentialCases(t *testing.T) {
 			t.Logf("class %d (open): %q misses %s", c.class, c.line, strings.Join(miss, "; "))
 		}
 	}
-	t.Logf("%d known cases, %d still open", len(knownCases), stillOpen)
+	t.Logf("%d known cases (%d allowed and run, the rest refused or held), %d still open", len(knownCases), ran, stillOpen)
 }

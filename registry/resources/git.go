@@ -226,7 +226,7 @@ func (g gitArgs) all() []*syntax.Word {
 // run programs are refused, and so are merge strategies other than git's
 // own (-s foo runs git-merge-foo).
 func (a *analyzer) parseGit(prog string, args []*syntax.Word, withValue string) (gitArgs, bool) {
-	g := gitArgs{opts: map[string][]string{}}
+	var g gitArgs
 	dd := false
 	for i := 0; i < len(args); i++ {
 		w := args[i]
@@ -279,6 +279,9 @@ func (a *analyzer) parseGit(prog string, args []*syntax.Word, withValue string) 
 				a.failf("refused: %s -s %s runs the program git-merge-%s", prog, val, val)
 				return g, false
 			}
+		}
+		if g.opts == nil {
+			g.opts = map[string][]string{}
 		}
 		g.opts[name] = append(g.opts[name], val)
 	}

@@ -114,10 +114,17 @@ func MatchDenyPath(pattern string, ref PathRef) bool {
 	if matchDeny(pattern, ref) {
 		return true
 	}
+	if ref.AnySuffix {
+		for _, g := range ref.suffixGlobs() {
+			if matchDenyPattern(pattern, g, globsIntersect) {
+				return true
+			}
+		}
+	}
 	// Where the file system ignores case, .ENV is .env: match again with
 	// both sides folded (a wider match only ever refuses more).
 	if ref.foldWS || ref.foldHome {
-		low := PathRef{Rel: strings.ToLower(ref.Rel), lexRel: strings.ToLower(ref.lexRel)}
+		low := PathRef{Rel: strings.ToLower(ref.Rel), lexRel: strings.ToLower(ref.lexRel), AnySuffix: ref.AnySuffix}
 		if ref.foldHome {
 			low.Home, low.lexHome = strings.ToLower(ref.Home), strings.ToLower(ref.lexHome)
 		}
@@ -127,7 +134,7 @@ func MatchDenyPath(pattern string, ref PathRef) bool {
 		if !ref.foldWS {
 			low.Rel, low.lexRel = "", ""
 		}
-		return matchDeny(strings.ToLower(pattern), low)
+		return MatchDenyPath(strings.ToLower(pattern), low)
 	}
 	return false
 }

@@ -18,7 +18,7 @@ func lstatLink(p string) (bool, error) {
 			continue
 		}
 		if err != nil {
-			return false, &os.PathError{Op: "lstat", Path: p, Err: err}
+			return false, &os.PathError{Op: "lstat", Path: shorten(p), Err: err}
 		}
 		return st.Mode&syscall.S_IFMT == syscall.S_IFLNK, nil
 	}

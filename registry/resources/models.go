@@ -34,7 +34,6 @@ var (
 // the values of options (by letter or long name), knowing which short
 // options take an argument. Unknown options are taken to have none.
 func operandWords(args []*syntax.Word, argOpts string) (ops []*syntax.Word, vals map[string][]*syntax.Word) {
-	vals = map[string][]*syntax.Word{}
 	options := true
 	for i := 0; i < len(args); i++ {
 		w := args[i]
@@ -50,7 +49,7 @@ func operandWords(args []*syntax.Word, argOpts string) (ops []*syntax.Word, vals
 		if strings.HasPrefix(l.s, "--") {
 			name, v, has := strings.Cut(l.s[2:], "=")
 			if has {
-				vals[name] = append(vals[name], &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: v}}})
+				vals = appendWord(vals, name, &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: v}}})
 			}
 			continue
 		}
@@ -60,15 +59,25 @@ func operandWords(args []*syntax.Word, argOpts string) (ops []*syntax.Word, vals
 			}
 			opt := l.s[j : j+1]
 			if j+1 < len(l.s) {
-				vals[opt] = append(vals[opt], &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: l.s[j+1:]}}})
+				vals = appendWord(vals, opt, &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: l.s[j+1:]}}})
 			} else if i+1 < len(args) {
 				i++
-				vals[opt] = append(vals[opt], args[i])
+				vals = appendWord(vals, opt, args[i])
 			}
 			break
 		}
 	}
 	return ops, vals
+}
+
+// appendWord adds w to m[key], making m on first use: most commands have
+// no option values, and a nil map reads as empty.
+func appendWord(m map[string][]*syntax.Word, key string, w *syntax.Word) map[string][]*syntax.Word {
+	if m == nil {
+		m = map[string][]*syntax.Word{}
+	}
+	m[key] = append(m[key], w)
+	return m
 }
 
 // model classifies what a program does with its arguments: the programs

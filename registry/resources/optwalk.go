@@ -36,6 +36,15 @@ func (p *optWalk) has(names ...string) bool {
 	return false
 }
 
+// mark records that option name was given (the maps are made on first
+// use: most commands give none).
+func (p *optWalk) mark(name string) {
+	if p.seen == nil {
+		p.seen = map[string]bool{}
+	}
+	p.seen[name] = true
+}
+
 // valueWord is an option's value as a word of its own. A leading ~ stays
 // a tilde: bash expands it in a separate word and after the = of
 // --opt=~/x, and taking a quoted one for the home directory only errs
@@ -54,7 +63,7 @@ func valueWord(v string) *syntax.Word {
 
 // walk parses args; false means the analysis failed.
 func (p *optWalk) walk(a *analyzer, args []*syntax.Word) bool {
-	p.vals, p.seen = map[string][]*syntax.Word{}, map[string]bool{}
+	p.vals, p.seen = nil, nil
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		l, ok := staticWord(w)
@@ -94,21 +103,21 @@ func (p *optWalk) option(a *analyzer, s string, next *syntax.Word) (int, bool) {
 		kind, known := p.opts[name]
 		switch {
 		case !known && p.lax:
-			p.seen[name] = true
+			p.mark(name)
 			return 0, true
 		case !known:
 			a.failf("refused: %s --%s is not an option the gate knows, and %s can run programs or write files", p.prog, name, p.prog)
 			return 0, false
 		}
-		p.seen[name] = true
+		p.mark(name)
 		switch {
 		case hasV:
-			p.vals[name] = append(p.vals[name], valueWord(v))
+			p.vals = appendWord(p.vals, name, valueWord(v))
 		case kind == 1 && next == nil:
 			a.failf("cannot tell what %s does: --%s needs a value", p.prog, name)
 			return 0, false
 		case kind == 1:
-			p.vals[name] = append(p.vals[name], next)
+			p.vals = appendWord(p.vals, name, next)
 			return 1, true
 		}
 		return 0, true
@@ -116,22 +125,22 @@ func (p *optWalk) option(a *analyzer, s string, next *syntax.Word) (int, bool) {
 	for j := 1; j < len(s); j++ {
 		ch := s[j]
 		opt := s[j : j+1]
-		p.seen[opt] = true
+		p.mark(opt)
 		switch {
 		case strings.IndexByte(p.argShort, ch) >= 0:
 			if j+1 < len(s) {
-				p.vals[opt] = append(p.vals[opt], valueWord(s[j+1:]))
+				p.vals = appendWord(p.vals, opt, valueWord(s[j+1:]))
 				return 0, true
 			}
 			if next == nil {
 				a.failf("cannot tell what %s does: -%s needs a value", p.prog, opt)
 				return 0, false
 			}
-			p.vals[opt] = append(p.vals[opt], next)
+			p.vals = appendWord(p.vals, opt, next)
 			return 1, true
 		case strings.IndexByte(p.optShort, ch) >= 0:
 			if j+1 < len(s) {
-				p.vals[opt] = append(p.vals[opt], valueWord(s[j+1:]))
+				p.vals = appendWord(p.vals, opt, valueWord(s[j+1:]))
 			}
 			return 0, true
 		case strings.IndexByte(p.short, ch) >= 0:

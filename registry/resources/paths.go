@@ -31,6 +31,11 @@ type PathRef struct {
 	Abs    string `json:"abs"`
 	Home   string `json:"home,omitempty"`
 	Inside bool   `json:"inside"`
+	// AnySuffix marks a write of files not named yet: the last "*" of
+	// the path (in every form) stands for any suffix a program generates
+	// (split's outputs). Deny and protected patterns are matched against
+	// every name it can stand for.
+	AnySuffix bool `json:"any_suffix,omitempty"`
 
 	lexRel, lexHome, lexAbs string
 	// foldWS and foldHome: the workspace's and the home directory's file
@@ -180,7 +185,52 @@ func flipCase(s string) string {
 // Under reports whether the path is dir or lies below it (dir absolute and
 // clean), as the kernel resolves it or as it was spelled.
 func (r PathRef) Under(dir string) bool {
+	if r.AnySuffix && (strings.HasPrefix(dir, beforeStar(r.Abs)) || strings.HasPrefix(dir, beforeStar(r.lexAbs))) {
+		return true // a generated suffix may complete dir's name
+	}
 	return pathUnder(r.Abs, dir) || pathUnder(r.lexAbs, dir)
+}
+
+// beforeStar is p up to its last "*" (all of p without one).
+func beforeStar(p string) string {
+	if i := strings.LastIndexByte(p, '*'); i >= 0 {
+		return p[:i]
+	}
+	return p
+}
+
+// starGlob is the pattern of an AnySuffix path: the path quoted, its last
+// "*" a wildcard.
+func starGlob(p string) string {
+	i := strings.LastIndexByte(p, '*')
+	if i < 0 {
+		return escapeGlob(p)
+	}
+	return escapeGlob(p[:i]) + "*" + escapeGlob(p[i+1:])
+}
+
+// suffixGlobs are the forms of an AnySuffix path (resolved and lexical)
+// as patterns, for matching deny and protected patterns against every
+// name the path stands for.
+func (r PathRef) suffixGlobs() []GlobRef {
+	var out []GlobRef
+	for _, f := range []PathRef{r, {Rel: r.lexRel, Home: r.lexHome, Abs: r.lexAbs}} {
+		if f.Abs == "" && f.Rel == "" && f.Home == "" {
+			continue
+		}
+		g := GlobRef{Pattern: f.Abs}
+		if f.Abs != "" {
+			g.Abs = starGlob(f.Abs)
+		}
+		if f.Rel != "" && f.Rel != "." {
+			g.Rel = starGlob(f.Rel)
+		}
+		if h := strings.TrimPrefix(strings.TrimPrefix(f.Home, "~"), "/"); f.Home != "" && h != "" {
+			g.Home = starGlob(h)
+		}
+		out = append(out, g)
+	}
+	return out
 }
 
 func pathUnder(p, dir string) bool {

@@ -104,7 +104,9 @@ func (r *pathResolver) resolve(p string) (PathRef, error) {
 		abs, err = r.walk(r.ws, p)
 	}
 	if err != nil {
-		return PathRef{}, fmt.Errorf("cannot resolve %q: %w", p, err)
+		// shorten: a path the kernel finds too long is long, and the
+		// message need not repeat all of it.
+		return PathRef{}, fmt.Errorf("cannot resolve %q: %w", shorten(p), err)
 	}
 	ref := PathRef{Abs: abs, foldWS: r.foldWS}
 	if rel, ok := relTo(r.ws, abs); ok {

@@ -12,12 +12,7 @@ import (
 // or loads extensions (@load, -l); operands that are not var=value
 // assignments are read.
 func (a *analyzer) awk(prog string, args []*syntax.Word, c ctx) {
-	p := optWalk{prog: prog, opts: map[string]int{"F": 1, "field-separator": 1, "v": 1, "assign": 1,
-		"f": 1, "file": 1, "e": 1, "source": 1, "i": 1, "include": 1, "l": 1, "load": 1, "E": 1, "exec": 1,
-		"b": 0, "characters-as-bytes": 0, "c": 0, "traditional": 0, "P": 0, "posix": 0, "r": 0,
-		"re-interval": 0, "S": 0, "sandbox": 0, "N": 0, "use-lc-numeric": 0, "O": 0, "optimize": 0,
-		"s": 0, "no-optimize": 0, "t": 0, "lint-old": 0, "L": 2, "lint": 2, "version": 0, "V": 0,
-		"help": 0, "h": 0, "n": 0, "non-decimal-data": 0, "M": 0, "bignum": 0, "W": 1},
+	p := optWalk{prog: prog, opts: awkOpts,
 		short: "bcPrSNOstVhnM", argShort: "FvfeilEW", optShort: "L"}
 	if !p.walk(a, args) {
 		return
@@ -130,17 +125,7 @@ func (a *analyzer) tar(prog string, args []*syntax.Word, c ctx) {
 			args = cp // old-style bundled options: tar czf x.tgz dir
 		}
 	}
-	p := optWalk{prog: prog, opts: map[string]int{"f": 1, "file": 1, "C": 1, "directory": 1, "c": 0, "create": 0,
-		"x": 0, "extract": 0, "get": 0, "t": 0, "list": 0, "r": 0, "append": 0, "u": 0, "update": 0,
-		"z": 0, "gzip": 0, "j": 0, "bzip2": 0, "J": 0, "xz": 0, "zstd": 0, "a": 0, "auto-compress": 0,
-		"v": 0, "verbose": 0, "p": 0, "preserve-permissions": 0, "k": 0, "keep-old-files": 0,
-		"exclude": 1, "X": 1, "exclude-from": 1, "T": 1, "files-from": 1, "strip-components": 1,
-		"transform": 1, "xform": 1, "owner": 1, "group": 1, "mode": 1, "mtime": 1, "sort": 1, "format": 1,
-		"H": 1, "numeric-owner": 0, "no-same-owner": 0, "overwrite": 0, "O": 0, "to-stdout": 0, "w": 0,
-		"interactive": 0, "force-local": 0, "h": 0, "dereference": 0, "exclude-vcs": 0, "wildcards": 0,
-		"anchored": 0, "null": 0, "totals": 0, "show-transformed-names": 0, "warning": 1, "help": 0,
-		"version": 0, "s": 0, "same-order": 0, "m": 0, "touch": 0, "W": 0, "verify": 0, "S": 0, "sparse": 0,
-		"one-file-system": 0, "b": 1, "blocking-factor": 1},
+	p := optWalk{prog: prog, opts: tarOpts,
 		short: "cxtruzjJavpkOwhmWS", argShort: "fCXTHb"}
 	if !p.walk(a, args) {
 		return
@@ -186,15 +171,7 @@ func (a *analyzer) tar(prog string, args []*syntax.Word, c ctx) {
 // make code given on the line, and variable overrides on the command line
 // (CC=…) change what the recipes run, so both are refused.
 func (a *analyzer) make(prog string, args []*syntax.Word, c ctx) {
-	p := optWalk{prog: prog, opts: map[string]int{"C": 1, "directory": 1, "f": 1, "file": 1, "makefile": 1,
-		"I": 1, "include-dir": 1, "j": 2, "jobs": 2, "l": 2, "load-average": 2, "o": 1, "old-file": 1,
-		"assume-old": 1, "W": 1, "what-if": 1, "new-file": 1, "assume-new": 1, "O": 2, "output-sync": 2,
-		"debug": 2, "d": 0, "E": 1, "eval": 1, "b": 0, "B": 0, "always-make": 0, "e": 0, "environment-overrides": 0,
-		"i": 0, "ignore-errors": 0, "k": 0, "keep-going": 0, "S": 0, "stop": 0, "n": 0, "just-print": 0,
-		"dry-run": 0, "recon": 0, "p": 0, "print-data-base": 0, "q": 0, "question": 0, "r": 0,
-		"no-builtin-rules": 0, "R": 0, "no-builtin-variables": 0, "s": 0, "silent": 0, "quiet": 0, "t": 0,
-		"touch": 0, "trace": 0, "v": 0, "version": 0, "w": 0, "print-directory": 0, "no-print-directory": 0,
-		"warn-undefined-variables": 0, "L": 0, "check-symlink-times": 0, "h": 0, "help": 0, "shuffle": 2},
+	p := optWalk{prog: prog, opts: makeOpts,
 		short: "bBdeikSnpqrRstvwLh", argShort: "CfIoWE", optShort: "jlO"}
 	if !p.walk(a, args) {
 		return
@@ -222,3 +199,35 @@ func (a *analyzer) make(prog string, args []*syntax.Word, c ctx) {
 		}
 	}
 }
+
+// awkOpts are awk's options (see optWalk), made once.
+var awkOpts = map[string]int{"F": 1, "field-separator": 1, "v": 1, "assign": 1,
+	"f": 1, "file": 1, "e": 1, "source": 1, "i": 1, "include": 1, "l": 1, "load": 1, "E": 1, "exec": 1,
+	"b": 0, "characters-as-bytes": 0, "c": 0, "traditional": 0, "P": 0, "posix": 0, "r": 0,
+	"re-interval": 0, "S": 0, "sandbox": 0, "N": 0, "use-lc-numeric": 0, "O": 0, "optimize": 0,
+	"s": 0, "no-optimize": 0, "t": 0, "lint-old": 0, "L": 2, "lint": 2, "version": 0, "V": 0,
+	"help": 0, "h": 0, "n": 0, "non-decimal-data": 0, "M": 0, "bignum": 0, "W": 1}
+
+// tarOpts are tar's options (see optWalk), made once.
+var tarOpts = map[string]int{"f": 1, "file": 1, "C": 1, "directory": 1, "c": 0, "create": 0,
+	"x": 0, "extract": 0, "get": 0, "t": 0, "list": 0, "r": 0, "append": 0, "u": 0, "update": 0,
+	"z": 0, "gzip": 0, "j": 0, "bzip2": 0, "J": 0, "xz": 0, "zstd": 0, "a": 0, "auto-compress": 0,
+	"v": 0, "verbose": 0, "p": 0, "preserve-permissions": 0, "k": 0, "keep-old-files": 0,
+	"exclude": 1, "X": 1, "exclude-from": 1, "T": 1, "files-from": 1, "strip-components": 1,
+	"transform": 1, "xform": 1, "owner": 1, "group": 1, "mode": 1, "mtime": 1, "sort": 1, "format": 1,
+	"H": 1, "numeric-owner": 0, "no-same-owner": 0, "overwrite": 0, "O": 0, "to-stdout": 0, "w": 0,
+	"interactive": 0, "force-local": 0, "h": 0, "dereference": 0, "exclude-vcs": 0, "wildcards": 0,
+	"anchored": 0, "null": 0, "totals": 0, "show-transformed-names": 0, "warning": 1, "help": 0,
+	"version": 0, "s": 0, "same-order": 0, "m": 0, "touch": 0, "W": 0, "verify": 0, "S": 0, "sparse": 0,
+	"one-file-system": 0, "b": 1, "blocking-factor": 1}
+
+// makeOpts are make's options (see optWalk), made once.
+var makeOpts = map[string]int{"C": 1, "directory": 1, "f": 1, "file": 1, "makefile": 1,
+	"I": 1, "include-dir": 1, "j": 2, "jobs": 2, "l": 2, "load-average": 2, "o": 1, "old-file": 1,
+	"assume-old": 1, "W": 1, "what-if": 1, "new-file": 1, "assume-new": 1, "O": 2, "output-sync": 2,
+	"debug": 2, "d": 0, "E": 1, "eval": 1, "b": 0, "B": 0, "always-make": 0, "e": 0, "environment-overrides": 0,
+	"i": 0, "ignore-errors": 0, "k": 0, "keep-going": 0, "S": 0, "stop": 0, "n": 0, "just-print": 0,
+	"dry-run": 0, "recon": 0, "p": 0, "print-data-base": 0, "q": 0, "question": 0, "r": 0,
+	"no-builtin-rules": 0, "R": 0, "no-builtin-variables": 0, "s": 0, "silent": 0, "quiet": 0, "t": 0,
+	"touch": 0, "trace": 0, "v": 0, "version": 0, "w": 0, "print-directory": 0, "no-print-directory": 0,
+	"warn-undefined-variables": 0, "L": 0, "check-symlink-times": 0, "h": 0, "help": 0, "shuffle": 2}

@@ -72,6 +72,11 @@ type ShellUse struct {
 	// xargs) are not classified.
 	WriteOperands []string `json:"write_operands,omitempty"`
 	ReadOperands  []string `json:"read_operands,omitempty"`
+	// WritePatterns are files written whose names are not known before
+	// the line runs: each is a path whose last "*" stands for any
+	// suffix the program generates (split's PREFIXaa, PREFIXab, …). The
+	// gate checks them against every name they can stand for.
+	WritePatterns []string `json:"write_patterns,omitempty"`
 	// Hosts are the network hosts named in programs' arguments (git clone
 	// URL, curl URL, npm --registry=URL), normalised by HostOf.
 	Hosts []string `json:"hosts,omitempty"`

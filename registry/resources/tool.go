@@ -105,7 +105,7 @@ type useBuilder struct {
 
 func hasRef(list []PathRef, ref PathRef) bool {
 	for _, r := range list {
-		if r.Abs == ref.Abs && r.lexAbs == ref.lexAbs {
+		if r.Abs == ref.Abs && r.lexAbs == ref.lexAbs && r.AnySuffix == ref.AnySuffix {
 			return true
 		}
 	}
