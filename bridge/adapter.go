@@ -319,6 +319,8 @@ func init() {
 	register(geminiAdapter{}, "gemini-cli")
 	register(vscodeAdapter{}, "vs-code", "code", "copilot-vscode")
 	register(qwenAdapter{}, "qwen", "qwen_code", "qwencode")
+	register(opencodeAdapter{}, "opencode-ai")
+	register(piAdapter{}, "pi-coding-agent")
 }
 
 // AdapterFor returns the adapter for a client name ("claude-code", "codex",
@@ -333,7 +335,7 @@ func AdapterFor(name string) (Adapter, error) {
 
 // Clients lists the adapter names.
 func Clients() []string {
-	return []string{"claude-code", "codex", "gemini", "vscode", "qwen-code"}
+	return []string{"claude-code", "codex", "gemini", "vscode", "qwen-code", "opencode", "pi"}
 }
 
 // Render renders v for ev with the adapter that parsed ev (which may differ

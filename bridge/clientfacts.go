@@ -58,6 +58,12 @@ var clientFacts = map[string]ClientFacts{
 	"qwen-code": {Programs: []string{"qwen"}, Failure: func(string, []InstalledHook) FailureMode {
 		return FailureMode{Known: true, Detail: "Qwen Code (0.24) runs the tool when the hook is missing, exits other than 0 or 2, prints garbage or times out (fails open); it has no onFailure setting"}
 	}},
+	"opencode": {Programs: []string{"opencode"}, Failure: func(string, []InstalledHook) FailureMode {
+		return FailureMode{Known: true, Blocks: true, Detail: "leasedeck's plugin refuses the call when its hook cannot start, exits non-zero, answers nothing readable or outlives the plugin's timer; but OpenCode (1.18) skips a plugin that fails to load and runs ungoverned"}
+	}},
+	"pi": {Programs: []string{"pi"}, Failure: func(string, []InstalledHook) FailureMode {
+		return FailureMode{Known: true, Blocks: true, Detail: "leasedeck's extension refuses the call when its hook cannot start, exits non-zero, answers nothing readable or outlives the extension's timer, and pi (0.73) refuses to start when an extension fails to load"}
+	}},
 	"copilot": {Programs: []string{"copilot"}, Failure: func(string, []InstalledHook) FailureMode {
 		return FailureMode{Known: true, Detail: "Copilot CLI (1.0.102) blocks when a preToolUse command hook is missing, crashes or exits non-zero, but runs the tool when it times out or prints output it cannot parse (fails open on those)"}
 	}},

@@ -40,6 +40,9 @@ func Inspect(client string, settings []byte, owner Owner) (Inspection, error) {
 	if err != nil {
 		return Inspection{}, err
 	}
+	if pluginClients[a.Name()] {
+		return inspectPlugin(a.Name(), settings, owner), nil
+	}
 	root, hooks, err := hooksOf(settings)
 	if err != nil || hooks == nil {
 		return Inspection{}, err

@@ -29,6 +29,11 @@ type Locations struct {
 	CodexHome string
 	// GeminiHome is $GEMINI_CLI_HOME, which replaces Home for Gemini CLI.
 	GeminiHome string
+	// ConfigHome is $XDG_CONFIG_HOME (default Home/.config), where OpenCode
+	// keeps its user configuration.
+	ConfigHome string
+	// PiAgentDir is $PI_CODING_AGENT_DIR (default Home/.pi/agent).
+	PiAgentDir string
 }
 
 // SettingsPath is the file `leasedeck install <client> --scope S` edits:
@@ -38,6 +43,7 @@ type Locations struct {
 //	gemini       project .gemini/settings.json       user ~/.gemini/settings.json
 //	vscode       project .github/hooks/leasedeck.json user ~/.copilot/hooks/leasedeck.json
 //	qwen-code    project .qwen/settings.json         user ~/.qwen/settings.json
+//	opencode, pi: the plugin file (PluginPath)
 //
 // Codex reads hooks.json beside config.toml, so no TOML is written for the
 // hooks themselves. VS Code loads every *.json under .github/hooks, so
@@ -46,6 +52,9 @@ func SettingsPath(client string, scope Scope, loc Locations) (string, error) {
 	a, err := AdapterFor(client)
 	if err != nil {
 		return "", err
+	}
+	if pluginClients[a.Name()] {
+		return PluginPath(a.Name(), scope, loc)
 	}
 	if scope != ScopeProject && scope != ScopeUser {
 		return "", fmt.Errorf("unknown scope %q (project or user)", scope)
@@ -155,6 +164,9 @@ func Install(client string, existing []byte, opts InstallOptions) (InstallResult
 	a, err := AdapterFor(client)
 	if err != nil {
 		return InstallResult{}, err
+	}
+	if pluginClients[a.Name()] {
+		return InstallResult{}, fmt.Errorf("install: %s's hooks are a plugin file (InstallPlugin), not settings entries", a.Name())
 	}
 	opts.Command = strings.TrimSpace(opts.Command)
 	if opts.Command == "" {

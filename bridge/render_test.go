@@ -116,6 +116,11 @@ func assertRefused(t *testing.T, client, native string, out Output) {
 	}
 	hso, _ := o["hookSpecificOutput"].(map[string]any)
 	switch {
+	case IsPluginClient(client):
+		// leasedeck's own plugin runs the call only on allow or none.
+		if r, _ := o["reason"].(string); (o["decision"] != "deny" && o["decision"] != "block") || strings.TrimSpace(r) == "" || out.ExitCode != 0 {
+			t.Fatalf("%s %s refusal: %s exit %d", client, native, out.Stdout, out.ExitCode)
+		}
 	case client == "gemini":
 		if o["decision"] != "deny" || o["reason"] == "" || out.ExitCode != 2 {
 			t.Fatalf("gemini refusal: %s exit %d", out.Stdout, out.ExitCode)

@@ -40,6 +40,11 @@ var ImplicitProtectedWrites = []string{
 	".codex/**", "~/.codex/**",
 	".gemini/settings.json", "~/.gemini/settings.json",
 	".github/hooks/**", ".vscode/settings.json",
+	// OpenCode and pi run every plugin they find in-process at start: a
+	// planted one runs outside the gate, a rewritten leasedeck one lets
+	// every call through.
+	".opencode/**", "opencode.json", "opencode.jsonc", "~/.config/opencode/**",
+	".pi/**", "~/.pi/**",
 }
 
 // MaxCallInput is the most the gate reads of a call's input: the bytes of

@@ -226,7 +226,8 @@ func emptyHelp(workspace string) []string {
 	}
 	return []string{
 		"No leases yet: they appear here as agents begin sessions in this workspace.",
-		"1. Connect a client:  leasedeck install " + clients[0] + "   (or: " + strings.Join(clients[1:], ", ") + ")",
+		"1. Connect a client:  leasedeck install " + clients[0],
+		"   (or: " + strings.Join(clients[1:], ", ") + ")",
 		"2. Start it here:     cd " + termtext.Clean(ws) + " && claude   (or codex, gemini)",
 		"   Its first prompt begins a session, and its lease appears here.",
 		"Or watch a simulated fleet first:  leasedeck demo",

@@ -16,10 +16,10 @@ import (
 
 // Clients lists the agent clients init writes a declared manifest for:
 // the file name under agents/ is the client's runtime_agent.
-var Clients = []string{"claude-code", "codex-cli", "gemini-code-assist", "github-copilot", "qwen-code"}
+var Clients = []string{"claude-code", "codex-cli", "gemini-code-assist", "github-copilot", "qwen-code", "opencode", "pi"}
 
 // contractAgents are the runtime_agent values of the contract's closed
-// vocabulary; a client outside it (Qwen Code) declares "unknown", which an
+// vocabulary; a client outside it (Qwen Code, OpenCode, pi) declares "unknown", which an
 // external agent may.
 var contractAgents = map[string]bool{"claude-code": true, "codex-cli": true, "gemini-code-assist": true, "github-copilot": true}
 

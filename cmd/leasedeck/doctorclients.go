@@ -59,7 +59,8 @@ func doctorClients(r *doctorReport, w workspace.Workspace, approval time.Duratio
 
 func doctorClient(r *doctorReport, w workspace.Workspace, client string, p program, approval time.Duration) {
 	home, _ := os.UserHomeDir()
-	loc := bridge.Locations{Workspace: w.Root, Home: home, CodexHome: os.Getenv("CODEX_HOME"), GeminiHome: os.Getenv("GEMINI_CLI_HOME")}
+	loc := bridge.Locations{Workspace: w.Root, Home: home, CodexHome: os.Getenv("CODEX_HOME"), GeminiHome: os.Getenv("GEMINI_CLI_HOME"),
+		ConfigHome: os.Getenv("XDG_CONFIG_HOME"), PiAgentDir: os.Getenv("PI_CODING_AGENT_DIR")}
 	var ours []bridge.InstalledHook
 	var scopes []bridge.Scope
 	// The program's line comes first; the scopes' lines are checked first.
@@ -244,6 +245,14 @@ func doctorHookCoverage(r *doctorReport, client, check, path string, settings []
 	if approval > 0 && timeout <= approval {
 		r.add(finding{Subject: client, Check: check, Status: statusProblem,
 			Detail: fmt.Sprintf("%s: the hook timeout (%s) is not longer than the approval timeout (%s): a call held for a human would be cut off by the client", path, timeout, approval), Fix: fix})
+		return
+	}
+	if bridge.IsPluginClient(client) {
+		res, err := bridge.InstallPlugin(client, settings, bridge.PluginOptions{Executable: h.Exe, Workspace: h.Workspace, Timeout: timeout})
+		if err != nil || res.Changed {
+			r.add(finding{Subject: client, Check: check, Status: statusProblem,
+				Detail: fmt.Sprintf("%s is not the plugin install writes (edited, or from another version of leasedeck)", path), Fix: fix})
+		}
 		return
 	}
 	a, _ := bridge.AdapterFor(client)

@@ -195,6 +195,9 @@ func runInstall(args []string, e *env) int {
 	}
 	fmt.Fprintf(e.stderr, "the hooks will run %s\n", exe)
 	timeout := bridge.HookTimeoutFor(settings.ApprovalTimeout)
+	if bridge.IsPluginClient(a.Name()) {
+		return installPlugin(e, a.Name(), w, *scope, exe, timeout, settings.ApprovalTimeout, *dry)
+	}
 	// The hook is pinned to this workspace: it never looks for one from
 	// the directory a call runs in, which the agent chooses.
 	unpinned := bridge.FormatHookCommand(exe, a.Name(), "", int(timeout/time.Second))

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/durable"
+	"github.com/leasedeck/leasedeck/workspace"
+)
+
+// installPlugin is `leasedeck install opencode|pi`: these clients take an
+// in-process plugin, not hook entries, so install writes leasedeck's own
+// plugin file (with the binary's absolute path, the pinned workspace and
+// the timeout written in) where the client discovers it, keeping a backup
+// of a different file it replaces. Running it again changes nothing.
+func installPlugin(e *env, client string, w workspace.Workspace, scope, exe string, timeout, approval time.Duration, dry bool) int {
+	home, _ := os.UserHomeDir()
+	loc := bridge.Locations{Workspace: w.Root, Home: home, ConfigHome: os.Getenv("XDG_CONFIG_HOME"), PiAgentDir: os.Getenv("PI_CODING_AGENT_DIR")}
+	path, err := bridge.PluginPath(client, bridge.Scope(scope), loc)
+	if err != nil {
+		e.errorf("%v", err)
+		return exitUsage
+	}
+	abs, err := filepath.Abs(exe)
+	if err != nil {
+		e.errorf("install: %v", err)
+		return exitInvalid
+	}
+	existing, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		e.errorf("cannot read %s: %v", path, err)
+		return exitInvalid
+	}
+	res, err := bridge.InstallPlugin(client, existing, bridge.PluginOptions{Executable: abs, Workspace: w.Root, Timeout: timeout})
+	if err != nil {
+		e.errorf("%s: %v", path, err)
+		return exitInvalid
+	}
+	if _, err := os.Stat(w.AgentPath(bridge.RuntimeAgent(client))); err != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s is missing, so the registry refuses this client's sessions: run 'leasedeck init' to add it", w.AgentPath(bridge.RuntimeAgent(client))))
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(e.stderr, "note: %s\n", n)
+	}
+	if dry {
+		fmt.Fprintf(e.stderr, "# %s (dry run, not written)\n", path)
+		e.stdout.Write(res.Bytes)
+		return exitOK
+	}
+	if !res.Changed {
+		fmt.Fprintf(e.stdout, "%s already is leasedeck's plugin; nothing changed\n", path)
+		return exitOK
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		e.errorf("%v", err)
+		return exitInvalid
+	}
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+		if err := os.WriteFile(path+".leasedeck-backup", existing, mode); err != nil {
+			e.errorf("cannot back up %s: %v", path, err)
+			return exitInvalid
+		}
+	}
+	if err := durable.WriteFile(path, res.Bytes, mode); err != nil {
+		e.errorf("cannot write %s: %v", path, err)
+		return exitInvalid
+	}
+	fmt.Fprintf(e.stdout, "installed leasedeck's plugin for %s in %s (it runs %s; hook timeout %s, approval timeout %s)\n",
+		client, path, abs, timeout, approval)
+	return exitOK
+}
