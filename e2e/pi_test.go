@@ -184,3 +184,30 @@ func checkPluginSession(t *testing.T, e *env, srv *fakemodel.Server, s pluginSes
 		e.checkJournal(raw...)
 	})
 }
+
+// TestPiFailsClosed: an extension whose hook cannot run (the binary is
+// gone) refuses every call in the real pi, with the reason.
+func TestPiFailsClosed(t *testing.T) {
+	requireClientE2E(t, "pi")
+	pi := client(t, piClient)
+	e := governedWorkspace(t, "pi")
+	e.install("pi", "--command", filepath.Join(e.root, "gone", "leasedeck"))
+	srv := fakemodel.NewChat(fakemodel.Script{Name: "main", Steps: []fakemodel.Step{
+		{Calls: []fakemodel.Call{piCall("bash", map[string]any{"command": "touch src/ran.txt"})}},
+		{Text: "All done."},
+	}})
+	defer srv.Close()
+	run := e.runClient(2*time.Minute, piVars(e, srv.URL), pi, piArgs("Work. "+fakemodel.Marker("main"))...)
+	t.Logf("pi -p: exit %d in %s, %d model turns", run.code, run.took.Round(time.Millisecond), len(srv.Turns("main")))
+	if exists(e.path("src/ran.txt")) {
+		t.Fatalf("a call ran with no hook to check it")
+	}
+	// The turn itself is refused (the extension cannot begin it): pi
+	// makes no model call, and says why.
+	if n := len(srv.Turns("main")); n != 0 {
+		t.Errorf("pi made %d model calls in a turn leasedeck could not begin", n)
+	}
+	if !contains(run.stderr, "the hook could not run") {
+		t.Errorf("pi -p: exit %d, the user was not told why:\nstdout: %s\nstderr: %s", run.code, tail(run.stdout, 1000), tail(run.stderr, 1000))
+	}
+}
