@@ -81,6 +81,9 @@ func parsePlugin(client string, specs []EventSpec, observed map[string]bool, tra
 	if ev.Source, err = p.str("reason"); err != nil {
 		return ev, err
 	}
+	if err := parsePluginAgent(p, ev); err != nil {
+		return ev, err
+	}
 	switch spec.Op {
 	case OpBegin:
 		if _, ok := p.m["prompt"]; !ok {
@@ -102,6 +105,24 @@ func parsePlugin(client string, specs []EventSpec, observed map[string]bool, tra
 		ev.AbortReason = "session_error: " + nonEmpty(ev.Source, "unknown")
 	}
 	return ev, err
+}
+
+// parsePluginAgent reads the subagent a child session is (OpenCode's task
+// tool runs one in a session of its own, whose parent the plugin learns
+// from session.created): its calls belong to a child lease of the parent
+// session's, and its session going idle ends it.
+func parsePluginAgent(p *payload, ev *Event) error {
+	id, err := p.str("agent_id")
+	if err != nil || id == "" {
+		return err
+	}
+	typ, err := p.str("agent_type")
+	if err != nil {
+		return err
+	}
+	ev.Subagent = &Subagent{ID: id, Type: typ}
+	ev.Child = ev.Op == OpFinalize
+	return nil
 }
 
 var pluginEventRe = regexp.MustCompile(`"hook_event_name"\s*:\s*"([A-Za-z_.]+)"`)

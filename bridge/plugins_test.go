@@ -303,3 +303,23 @@ func TestInspectPlugin(t *testing.T) {
 		}
 	}
 }
+
+// A task's session reaches the registry as a subagent of its parent.
+func TestPluginSubagent(t *testing.T) {
+	o, _ := AdapterFor("opencode")
+	ev, err := o.Parse([]byte(`{"hook_event_name":"tool.execute.before","session_id":"ses_p","agent_id":"ses_c","agent_type":"task","tool_name":"bash","tool_input":{"command":"ls"}}`))
+	if err != nil || ev.Subagent == nil || ev.Subagent.ID != "ses_c" || ev.Child {
+		t.Fatalf("%+v %v", ev, err)
+	}
+	req, _ := ev.Request("")
+	if s, parent, name := sessionKeys(req); parent != "ses_p" || s != "ses_p/agent/ses_c" || name != "subagent task" {
+		t.Errorf("session keys %q %q %q", s, parent, name)
+	}
+	ev, err = o.Parse([]byte(`{"hook_event_name":"session.idle","session_id":"ses_p","agent_id":"ses_c","agent_type":"task"}`))
+	if err != nil || !ev.Child || ev.SessionEnd {
+		t.Errorf("the task's session going idle ends the child: %+v %v", ev, err)
+	}
+	if _, err := o.Parse([]byte(`{"hook_event_name":"session.idle","session_id":"ses_p","agent_id":7}`)); err == nil {
+		t.Error("a number as agent_id")
+	}
+}

@@ -127,3 +127,56 @@ func TestOpenCode(t *testing.T) {
 		plugin:  plugin, pluginBytes: installed,
 	}, prompt, "Tidy the repository", plantedPromptSecret)
 }
+
+// TestOpenCodeTask: a task runs its subagent in a session of its own; the
+// plugin makes it a subagent of the session that started it, so it gets a
+// child lease narrowed from the session's, and its calls are gated.
+func TestOpenCodeTask(t *testing.T) {
+	requireClientE2E(t, "opencode")
+	oc := client(t, opencodeClient)
+	e := governedWorkspace(t, "opencode")
+	e.install("opencode")
+	srv := fakemodel.NewChat(
+		fakemodel.Script{Name: "main", Steps: []fakemodel.Step{
+			{Calls: []fakemodel.Call{ocCall("task", map[string]any{"description": "write a file",
+				"prompt": "Write the file. " + fakemodel.Marker("child"), "subagent_type": "general"})}},
+			{Text: "All done."},
+		}},
+		fakemodel.Script{Name: "child", Steps: []fakemodel.Step{
+			{Calls: []fakemodel.Call{ocCall("write", map[string]any{"filePath": e.path("src/from_task.txt"), "content": "task\n"})}},
+			{Calls: []fakemodel.Call{ocCall("bash", map[string]any{"command": "sudo touch pwned.txt", "description": "sudo"})}},
+			{Text: "Child done."},
+		}})
+	defer srv.Close()
+	run := e.runClient(5*time.Minute, opencodeVars(e, srv.URL), oc, opencodeArgs("Delegate. "+fakemodel.Marker("main"))...)
+	t.Logf("opencode run: exit %d in %s", run.code, run.took.Round(time.Millisecond))
+	if run.code != 0 || !strings.Contains(run.stdout, "All done.") {
+		t.Fatalf("opencode run: exit %d\nstdout: %s\nstderr: %s", run.code, tail(run.stdout, 3000), tail(run.stderr, 3000))
+	}
+	if b, err := os.ReadFile(e.path("src/from_task.txt")); err != nil || string(b) != "task\n" {
+		t.Errorf("the subagent's allowed write did not happen: %v %q", err, b)
+	}
+	if rs, ok := srv.ResultsAfter("child", 1); !ok || len(rs) != 1 || !contains(rs[0].Text, "command sudo is denied") {
+		t.Errorf("the subagent's sudo: %v %+v", ok, rs)
+	}
+	if exists(e.path("pwned.txt")) {
+		t.Error("the subagent's sudo ran")
+	}
+	var parent, child int
+	leases := e.leases()
+	for _, l := range leases {
+		t.Logf("lease %s parent %q %s %q", l.ID, l.ParentID, l.Status, l.Agent)
+		if l.Agent == "opencode session" && l.ParentID == "" {
+			parent++
+			for _, c := range leases {
+				if c.ParentID == l.ID && strings.Contains(c.Agent, "task") {
+					child++
+				}
+			}
+		}
+	}
+	if parent != 1 || child != 1 {
+		t.Errorf("want one session lease with one child lease for the task, got %d and %d", parent, child)
+	}
+	e.checkJournal("Write the file", "Delegate")
+}

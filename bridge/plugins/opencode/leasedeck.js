@@ -36,7 +36,11 @@ const why = (a) => (a && typeof a.reason === "string" && a.reason) || "leasedeck
 const warn = (a) => { for (const w of (a && Array.isArray(a.warnings) ? a.warnings : [])) console.error(String(w)) }
 
 export const Leasedeck = async ({ directory }) => {
-  const base = (event, session) => ({ hook_event_name: event, session_id: session, cwd: directory })
+  // A task's session is a subagent of the session that started it.
+  const parents = new Map()
+  const base = (event, session) => parents.has(session)
+    ? { hook_event_name: event, session_id: parents.get(session), agent_id: session, agent_type: "task", cwd: directory }
+    : { hook_event_name: event, session_id: session, cwd: directory }
   const sessionEvents = { "session.idle": (p) => p.sessionID, "session.error": (p) => p.sessionID, "session.deleted": (p) => p.info?.id }
   return {
     "chat.message": async (input, output) => {
@@ -58,6 +62,8 @@ export const Leasedeck = async ({ directory }) => {
       else if (a?.decision === "deny") console.error(why(a))
     },
     event: async ({ event }) => {
+      const info = event.type === "session.created" ? event.properties?.info : undefined
+      if (info?.parentID) parents.set(info.id, parents.get(info.parentID) ?? info.parentID)
       const session = sessionEvents[event.type]?.(event.properties ?? {})
       if (!session) return
       const a = await ask({ ...base(event.type, session), reason: event.type === "session.error" ? String(event.properties.error?.name ?? "") : undefined })
