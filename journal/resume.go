@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
@@ -84,27 +86,78 @@ func (w *Writer) decideResume() *[2]Position {
 
 // resumeMismatch is why the journal cannot be resumed at r, or "".
 func (w *Writer) resumeMismatch(r *Resume) string {
-	if w.kept != nil && w.kept.CheckpointSeq < r.CheckpointSeq {
-		return fmt.Sprintf("the snapshot names a signed checkpoint at audit seq %d that the kept head (checkpoint seq %d) never acknowledged", r.CheckpointSeq, w.kept.CheckpointSeq)
+	var files [2]io.ReaderAt
+	var sizes [2]int64
+	for _, k := range Kinds {
+		st, err := w.files[k].f.Stat()
+		if err != nil {
+			return fmt.Sprintf("%s: %v", k.FileName(), err)
+		}
+		files[k], sizes[k] = w.files[k].f, st.Size()
+	}
+	return resumeProblem(w.kept, r, files, sizes)
+}
+
+// resumeProblem compares a resume position with the kept head (nil: none
+// kept) and walks each file's prefix.
+func resumeProblem(kept *Head, r *Resume, files [2]io.ReaderAt, sizes [2]int64) string {
+	if kept != nil && kept.CheckpointSeq < r.CheckpointSeq {
+		return fmt.Sprintf("the snapshot names a signed checkpoint at audit seq %d that the kept head (checkpoint seq %d) never acknowledged", r.CheckpointSeq, kept.CheckpointSeq)
 	}
 	for _, k := range Kinds {
 		p := r.Files[k]
 		name := k.FileName()
-		if w.kept != nil && w.kept.Files[k].Seq < p.Seq {
-			return fmt.Sprintf("%s: the snapshot is at seq %d, newer than the journal's acknowledged head (seq %d)", name, p.Seq, w.kept.Files[k].Seq)
+		if kept != nil && kept.Files[k].Seq < p.Seq {
+			return fmt.Sprintf("%s: the snapshot is at seq %d, newer than the journal's acknowledged head (seq %d)", name, p.Seq, kept.Files[k].Seq)
 		}
-		st, err := w.files[k].f.Stat()
-		if err != nil {
-			return fmt.Sprintf("%s: %v", name, err)
+		if sizes[k] < p.End {
+			return fmt.Sprintf("%s: the file is %d bytes, shorter than the snapshot's position (seq %d ends at byte %d)", name, sizes[k], p.Seq, p.End)
 		}
-		if st.Size() < p.End {
-			return fmt.Sprintf("%s: the file is %d bytes, shorter than the snapshot's position (seq %d ends at byte %d)", name, st.Size(), p.Seq, p.End)
-		}
-		if err := checkPrefix(w.files[k].f, p); err != nil {
+		if err := checkPrefix(files[k], p); err != nil {
 			return fmt.Sprintf("%s: %v", name, err)
 		}
 	}
 	return ""
+}
+
+// CheckResume is Open's check of a resume position for a reader that does
+// not write the journal (the cockpit): the files in dir and the head kept
+// at headPath ("" or absent: none) must agree with r. It returns why not,
+// or "".
+func CheckResume(dir, headPath string, key []byte, r *Resume) string {
+	var kept *Head
+	if headPath != "" {
+		h, err := ReadHead(headPath, key)
+		switch {
+		case err == nil:
+			kept = h
+		case !errors.Is(err, ErrNoHead):
+			return err.Error()
+		}
+	}
+	var files [2]io.ReaderAt
+	var sizes [2]int64
+	for _, k := range Kinds {
+		f, err := os.Open(filepath.Join(dir, k.FileName()))
+		if err != nil {
+			return err.Error()
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return err.Error()
+		}
+		files[k], sizes[k] = f, st.Size()
+	}
+	return resumeProblem(kept, r, files, sizes)
+}
+
+// NewCheckerAt is NewChecker for reading that continues after p (a
+// resume): the next line must have seq p.Seq+1 and prev p.Hash.
+func NewCheckerAt(k Kind, key []byte, p Position) *Checker {
+	ch := NewChecker(k, key)
+	ch.c.seed(p)
+	return ch
 }
 
 // checkPrefix walks a file's lines up to p.End, checking that each line's

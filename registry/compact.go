@@ -68,9 +68,13 @@ func (l *LeaseState) compact() {
 // history reads a compacted lease's signed lease, declaration and recent
 // gate decisions back from the journal.
 func (s *Service) history(id string, w lineRange) (lease, declared map[string]any, events []GateEvent, err error) {
-	dir := s.cfg.JournalDir
+	return readHistory(s.cfg.JournalDir, s.cfg.Key, id, w)
+}
+
+// readHistory is history for any reader holding the key (the cockpit).
+func readHistory(dir string, key Key, id string, w lineRange) (lease, declared map[string]any, events []GateEvent, err error) {
 	var rec *record.Lease
-	err = s.scanChecked(filepath.Join(dir, journal.LeasesFile), journal.Leases, w.record, w.recordSeq, func(l *record.Line) bool {
+	err = scanChecked(key, filepath.Join(dir, journal.LeasesFile), journal.Leases, w.record, w.recordSeq, func(l *record.Line) bool {
 		rec = &l.Lease
 		return false
 	})
@@ -85,7 +89,7 @@ func (s *Service) history(id string, w lineRange) (lease, declared map[string]an
 		return lease, declared, nil, nil
 	}
 	reached := false
-	err = s.scanChecked(filepath.Join(dir, journal.AuditFile), journal.Audit, w.first, w.firstSeq, func(l *record.Line) bool {
+	err = scanChecked(key, filepath.Join(dir, journal.AuditFile), journal.Audit, w.first, w.firstSeq, func(l *record.Line) bool {
 		reached = l.Offset >= w.last
 		a := &l.Audit
 		if a.Details.LeaseID == id && isGateEvent(a.EventType) {
@@ -116,14 +120,14 @@ func isGateEvent(et string) bool {
 // ends the read with an error: history is shown only as it was written.
 // It reads from the offset itself (journal.Scan would count every line
 // before it first, which on a large file costs more than the history).
-func (s *Service) scanChecked(path string, k journal.Kind, offset int64, firstSeq uint64, fn func(*record.Line) bool) error {
+func scanChecked(key Key, path string, k journal.Kind, offset int64, firstSeq uint64, fn func(*record.Line) bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(io.NewSectionReader(f, offset, math.MaxInt64-offset), 64<<10)
-	ch := journal.NewCheckerMidFile(k, s.cfg.Key.Bytes())
+	ch := journal.NewCheckerMidFile(k, key.Bytes())
 	pos := offset
 	for first := true; ; first = false {
 		raw, err := r.ReadBytes('\n')

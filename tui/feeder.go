@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/leasedeck/leasedeck/journal"
+	"github.com/leasedeck/leasedeck/registry"
 )
 
 // journalMsg carries journal lines to the program: first the whole
@@ -23,6 +24,9 @@ type journalMsg struct {
 	Breaks  []string  // chain breaks found in these lines
 	MACs    bool      // macs were checked (the workspace key was readable)
 	Err     string    // the journal cannot be followed right now, and why
+	// Start, on a Reset, is the snapshot the fold starts from; Entries
+	// are then the lines after its position.
+	Start *registry.SnapshotStart
 }
 
 // feeder follows a journal directory and hands what it reads to the
@@ -31,11 +35,14 @@ type journalMsg struct {
 // the journal grows, so a burst of thousands of lines costs a few
 // redraws rather than thousands.
 type feeder struct {
-	Dir      string
-	Key      []byte // the workspace key, to check macs; nil skips them
-	Send     func(tea.Msg)
-	Interval time.Duration // least time between sends; default 33 ms (≤ 30 a second)
-	Retry    time.Duration // wait before retrying after an error; default 2 s
+	Dir string
+	Key []byte // the workspace key, to check macs; nil skips them
+	// Snapshots, when set, is where the load looks for a snapshot to start
+	// from (see registry.ReadSnapshot).
+	Snapshots *registry.SnapshotSource
+	Send      func(tea.Msg)
+	Interval  time.Duration // least time between sends; default 33 ms (≤ 30 a second)
+	Retry     time.Duration // wait before retrying after an error; default 2 s
 }
 
 var errRestart = errors.New("journal reset")
@@ -135,9 +142,21 @@ func (f *feeder) cycle(ctx context.Context) error {
 func (f *feeder) load(ck *chainCheck) (journalMsg, map[journal.Kind]int64, error) {
 	msg := journalMsg{Reset: true, MACs: f.Key != nil}
 	from := map[journal.Kind]int64{}
+	if f.Snapshots != nil {
+		if start, _ := registry.ReadSnapshot(*f.Snapshots); start != nil {
+			// The snapshot's lines were checked when it was folded and are
+			// still the same bytes (ReadSnapshot walked them); the chain
+			// checks continue after its position.
+			msg.Start = start
+			for _, k := range journal.Kinds {
+				ck.check[k] = journal.NewCheckerAt(k, f.Key, start.Files[k])
+				ck.seq[k], from[k] = start.Files[k].Seq, start.Files[k].End
+			}
+		}
+	}
 	for _, k := range journal.Kinds {
 		path := filepath.Join(f.Dir, k.FileName())
-		next, err := journal.Scan(path, 0, func(l *journal.Line) error {
+		next, err := journal.Scan(path, from[k], func(l *journal.Line) error {
 			msg.Breaks = append(msg.Breaks, ck.line(k, l)...)
 			msg.Entries = append(msg.Entries, entry{Kind: k, Seq: l.Seq, Value: l.Value})
 			return nil

@@ -64,6 +64,7 @@ type model struct {
 	detail    detailCache
 	rows      map[rowKey]string
 	docs      map[string]leaseDoc
+	history   map[string]bool // compacted leases whose history was asked for (history.go)
 	ver       registry.Verifier
 
 	loaded     bool
@@ -165,6 +166,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	if after := m.tree.selected(); after != before {
 		m.detailOff = 0
+		cmd = tea.Batch(cmd, m.ensureHistory(after))
 		m.ensureDoc(after)
 	}
 	if m.tickGen > 0 && !m.tickFast && m.needSeconds() {
@@ -199,6 +201,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return m.scheduleTick()
 	case journalMsg:
 		return m.onJournal(msg)
+	case historyMsg:
+		m.onHistory(msg)
+		return nil
 	case registryMsg:
 		m.regUp, m.regErr = msg.Up, msg.Err
 		if msg.PID > 0 {
@@ -253,6 +258,10 @@ func (m *model) onJournal(msg journalMsg) tea.Cmd {
 		// First load, or the files were truncated or replaced: fold
 		// everything again from scratch.
 		m.deck = newDeck()
+		if msg.Start != nil {
+			m.deck = deckFrom(msg.Start)
+		}
+		m.history = map[string]bool{}
 		m.breaks = nil
 		clear(m.rows)
 		m.detail = detailCache{}

@@ -37,13 +37,18 @@ type Options struct {
 	JournalDir string        // the journal the cockpit follows
 	Socket     string        // the registry socket, for the status bar
 	Key        *registry.Key // the workspace key: lease signatures and line macs; nil skips both
-	Mode       Mode
-	PID        int   // the registry's pid (this process when embedded)
-	Actor      Actor // nil: read-only
-	location   *time.Location
-	theme      *theme
-	keys       *keyMap
-	Note       string // shown in the header, e.g. the demo's temporary workspace
+	// Snapshots, when set (with Key), lets the cockpit start from the
+	// registry's newest snapshot that the journal agrees with and read
+	// only the lines after it; closed leases' history is then read back
+	// from the journal when one is looked at.
+	Snapshots *registry.SnapshotSource
+	Mode      Mode
+	PID       int   // the registry's pid (this process when embedded)
+	Actor     Actor // nil: read-only
+	location  *time.Location
+	theme     *theme
+	keys      *keyMap
+	Note      string // shown in the header, e.g. the demo's temporary workspace
 	// Background offers, when quitting, to keep a registry serving the
 	// workspace in the background (Run then returns ErrServeInBackground).
 	Background bool

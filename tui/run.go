@@ -35,6 +35,9 @@ func Run(ctx context.Context, opts Options, progOpts ...tea.ProgramOption) error
 		key = opts.Key.Bytes()
 	}
 	f := &feeder{Dir: opts.JournalDir, Key: key, Send: p.Send}
+	if opts.Key != nil {
+		f.Snapshots = opts.Snapshots
+	}
 	go f.Run(fctx)
 	if opts.Socket != "" && (opts.Mode == Attached || (opts.Mode == ReadOnly && opts.PID > 0)) {
 		go watchRegistry(fctx, opts.Socket, 3*time.Second, p.Send)

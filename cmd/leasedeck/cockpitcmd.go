@@ -105,6 +105,15 @@ func keyOf(w workspace.Workspace) *registry.Key {
 	return &k
 }
 
+// snapshotsOf is where the cockpit finds the registry's snapshots to
+// start from (nil without the key: a snapshot is believed only under it).
+func snapshotsOf(w workspace.Workspace, key *registry.Key) *registry.SnapshotSource {
+	if key == nil {
+		return nil
+	}
+	return &registry.SnapshotSource{Dir: w.SnapshotDir(), Key: *key, Workspace: w.Root, JournalDir: w.JournalDir(), HeadPath: w.HeadPath()}
+}
+
 // embedded serves the registry in this process, exactly as `serve` does,
 // and runs the cockpit on top of it; its actions go through the socket.
 //
@@ -143,8 +152,9 @@ func embedded(w workspace.Workspace, svc *registry.Service, token string, e *env
 			during(ctx)
 		}()
 	}
+	key := keyOf(w)
 	opts := tui.Options{
-		Workspace: w.Root, JournalDir: w.JournalDir(), Socket: w.SocketPath(), Key: keyOf(w),
+		Workspace: w.Root, JournalDir: w.JournalDir(), Socket: w.SocketPath(), Key: key, Snapshots: snapshotsOf(w, key),
 		Mode: tui.Embedded, PID: os.Getpid(), Actor: tui.SocketActor{Socket: w.SocketPath(), Token: token}, Note: note,
 		Background: during == nil && canServeInBackground,
 	}
@@ -172,8 +182,9 @@ func embedded(w workspace.Workspace, svc *registry.Service, token string, e *env
 
 // attach runs the cockpit against a registry another process runs.
 func attach(w workspace.Workspace, pid int, e *env) int {
+	key := keyOf(w)
 	opts := tui.Options{
-		Workspace: w.Root, JournalDir: w.JournalDir(), Socket: w.SocketPath(), Key: keyOf(w),
+		Workspace: w.Root, JournalDir: w.JournalDir(), Socket: w.SocketPath(), Key: key, Snapshots: snapshotsOf(w, key),
 		Mode: tui.Attached, PID: pid,
 	}
 	if token, err := w.LoadToken(); err == nil && token != "" {
@@ -198,8 +209,9 @@ func runTUI(opts tui.Options, e *env) int {
 // watchOnly follows the journal without taking the lock or acting.
 func watchOnly(w workspace.Workspace, e *env) int {
 	pid, _ := registryPID(w)
+	key := keyOf(w)
 	opts := tui.Options{
-		Workspace: w.Root, JournalDir: w.JournalDir(), Socket: w.SocketPath(), Key: keyOf(w),
+		Workspace: w.Root, JournalDir: w.JournalDir(), Socket: w.SocketPath(), Key: key, Snapshots: snapshotsOf(w, key),
 		Mode: tui.ReadOnly, PID: pid,
 	}
 	return runTUI(opts, e)
