@@ -3,6 +3,7 @@ package journal
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/leasedeck/leasedeck/schemas"
 )
@@ -447,14 +448,14 @@ func isActor(v any) bool {
 }
 
 // isFlatDetails: an object of scalars (strings of at most 200, numbers,
-// booleans) whose member names avoid the schema's ten sensitive words.
+// booleans) whose member names the propertyNames rule admits.
 func isFlatDetails(v any) bool {
 	d, ok := v.(map[string]any)
 	if !ok {
 		return false
 	}
 	for name, f := range d {
-		if mayNameSensitive(name) {
+		if sensitiveName(name) {
 			return false
 		}
 		switch x := f.(type) {
@@ -475,47 +476,56 @@ var sensitiveWords = [...]string{
 	"authorization", "content", "file", "password", "path", "payload", "prompt", "request", "secret", "token",
 }
 
-// mayNameSensitive is true when a member name contains one of the ten
-// words in any letter case. Each of the schema's three propertyNames
-// patterns needs one of the words, lower-case or capitalised, so a name
-// without any of them passes all three; a name with one goes to the
-// schema, which decides by the exact patterns.
-func mayNameSensitive(name string) bool {
+// sensitiveName is the details propertyNames rule exactly: true when a
+// member name matches any of the schema's three patterns, each of which
+// needs one of the ten words (case-sensitive):
+//
+//	(^|[^A-Za-z0-9])(word)([^A-Za-z0-9]|$)   a lower-case segment: api_token
+//	[a-z0-9](Word)([^a-z]|$)                 a camelCase interior: apiToken
+//	^(word)[A-Z]                             a camelCase start: tokenCount
+//
+// Byte tests stand for the patterns' character classes: every byte of a
+// multi-byte character is outside [A-Za-z0-9], as the character is. So
+// `tokens` and `estimated_files_touched` are names the schema admits, and
+// take the fast path; fastvalid_test.go compares this with the patterns.
+func sensitiveName(name string) bool {
 	for i := 0; i < len(name); i++ {
-		for _, w := range wordsByInitial[lowerASCII(name[i])] {
-			if hasPrefixFold(name[i:], w) {
-				return true
+		for _, w := range wordsByInitial[name[i]] {
+			if !strings.HasPrefix(name[i:], w) {
+				continue
+			}
+			end := i + len(w)
+			if (i == 0 || !isASCIIAlnum(name[i-1])) && (end == len(name) || !isASCIIAlnum(name[end])) {
+				return true // lower-case segment
+			}
+			if i == 0 && end < len(name) && isASCIIUpper(name[end]) {
+				return true // camelCase start
+			}
+		}
+		for _, w := range wordsByCapital[name[i]] {
+			if i == 0 || !strings.HasPrefix(name[i:], w) || !(isASCIILower(name[i-1]) || isDigit(name[i-1])) {
+				continue
+			}
+			if end := i + len(w); end == len(name) || !isASCIILower(name[end]) {
+				return true // camelCase interior
 			}
 		}
 	}
 	return false
 }
 
-// wordsByInitial indexes sensitiveWords by first letter, so that a name is
-// scanned once rather than once per word.
-var wordsByInitial = func() (t [256][]string) {
+// wordsByInitial and wordsByCapital index the words and their capitalised
+// forms by first byte, so that a name is scanned once rather than once per
+// word.
+var wordsByInitial, wordsByCapital = func() (lower, capital [256][]string) {
 	for _, w := range sensitiveWords {
-		t[w[0]] = append(t[w[0]], w)
+		lower[w[0]] = append(lower[w[0]], w)
+		c := string(w[0]-'a'+'A') + w[1:]
+		capital[c[0]] = append(capital[c[0]], c)
 	}
-	return t
+	return lower, capital
 }()
 
-func lowerASCII(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// hasPrefixFold: s starts with the lower-case word w, ignoring ASCII case.
-func hasPrefixFold(s, w string) bool {
-	if len(s) < len(w) {
-		return false
-	}
-	for i := 0; i < len(w); i++ {
-		if lowerASCII(s[i]) != w[i] {
-			return false
-		}
-	}
-	return true
-}
+func isASCIILower(c byte) bool { return c >= 'a' && c <= 'z' }
+func isASCIIUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isASCIIAlnum(c byte) bool { return isASCIILower(c) || isASCIIUpper(c) || isDigit(c) }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -339,4 +340,71 @@ func genRecord(rng *rand.Rand, fields []fieldGen) map[string]any {
 		}
 	}
 	return m
+}
+
+// sensitiveName is the details propertyNames rule exactly, not an
+// approximation: on the schema's own patterns it agrees with the regexp
+// engine the validator uses, for every name built from the words, their
+// case forms, separators, digits and non-ASCII letters.
+func TestSensitiveNameIsThePropertyNamesRule(t *testing.T) {
+	var patterns []*regexp.Regexp
+	for _, p := range []string{
+		"(^|[^A-Za-z0-9])(authorization|content|file|password|path|payload|prompt|request|secret|token)([^A-Za-z0-9]|$)",
+		"[a-z0-9](Authorization|Content|File|Password|Path|Payload|Prompt|Request|Secret|Token)([^a-z]|$)",
+		"^(authorization|content|file|password|path|payload|prompt|request|secret|token)[A-Z]",
+	} {
+		if !strings.Contains(auditEventFragments, strings.ReplaceAll(p, `\`, `\\`)) {
+			t.Fatalf("pattern %s is not the schema's", p)
+		}
+		patterns = append(patterns, regexp.MustCompile(p))
+	}
+	schema := func(name string) bool {
+		for _, re := range patterns {
+			if re.MatchString(name) {
+				return true
+			}
+		}
+		return false
+	}
+	pieces := []string{"token", "Token", "TOKEN", "tokens", "file", "File", "files", "path", "Path", "request", "Requests",
+		"secret", "Secret", "content", "Content", "authorization", "prompt", "payload", "password", "tok", "x", "X", "q", "Z",
+		"_", "-", ".", " ", "1", "9", "é", "É", "ß", "\u00a0", "日本"}
+	rng := rand.New(rand.NewSource(7))
+	names := append([]string{}, detailKeys...)
+	names = append(names, "tokens", "tokenCount", "token", "apiToken", "apiTokens", "x_token_y", "Xtoken", "xToken", "9Token", "éToken", "étoken", "tokené", "Tokenx", "TokenX",
+		"xTokenX", "xToken1", "xToken_", "aFileB", "aFiles", "9Pathé", "tokenA", "token9", "fileé", "_file_", "file.", "FILE")
+	for range 50000 {
+		var b strings.Builder
+		for j := rng.Intn(4) + 1; j > 0; j-- {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		names = append(names, b.String())
+	}
+	disagree := 0
+	for _, name := range names {
+		if got, want := sensitiveName(name), schema(name); got != want {
+			disagree++
+			if disagree <= 10 {
+				t.Errorf("%q: sensitiveName %v, the schema's patterns %v", name, got, want)
+			}
+		}
+	}
+	for _, name := range []string{"tokens", "estimated_files_touched", "cost_usd", "lease_id", "admission_id"} {
+		if sensitiveName(name) {
+			t.Errorf("%q is admitted by the schema but refused here", name)
+		}
+	}
+}
+
+// A budget.spent line (details tokens, cost_usd) is one of the most
+// common; its names are admitted by the schema, so it takes the fast path.
+func TestFastValidAcceptsUsageDetails(t *testing.T) {
+	m := roundTrip(t, map[string]any{"schema_version": "1.2", "timestamp": "2026-11-29T10:00:00.000Z", "event_type": "leasedeck.budget.spent",
+		"details": map[string]any{"lease_id": validUUID, "tokens": json.Number("1200"), "cost_usd": json.Number("0.013")}})
+	if !fastAuditEvent(m) {
+		t.Fatal("slow path for a budget.spent line")
+	}
+	if errs, _ := schemas.Validate(schemas.AuditEvent, m); len(errs) > 0 {
+		t.Fatalf("invalid: %v", errs)
+	}
 }

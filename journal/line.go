@@ -45,6 +45,9 @@ type Line struct {
 	Number int
 	// Offset is the byte offset of the line's first byte.
 	Offset int64
+	// Prepared is what VerifyOptions.Prepare made of the line, in one of
+	// the scan's workers; nil without a Prepare.
+	Prepared any
 }
 
 // End is the offset just after the line's newline: where reading resumes.
@@ -142,6 +145,9 @@ type analyseOpts struct {
 	key      []byte // nil: macs are not checked
 	validate bool
 	hash     bool
+	// prepare, when set, runs in the worker after the line's own checks,
+	// on every line that is a JSON object (see VerifyOptions.Prepare).
+	prepare func(Kind, *Line) any
 }
 
 // analyser holds per-worker scratch state, so a hot loop over a million
@@ -181,6 +187,9 @@ func (an *analyser) analyse(a *analysed) {
 	}
 	if an.opts.validate {
 		a.schema, a.schemaErr = validateValue(an.opts.kind, m)
+	}
+	if an.opts.prepare != nil {
+		a.Prepared = an.opts.prepare(an.opts.kind, &a.Line)
 	}
 }
 

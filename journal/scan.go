@@ -22,7 +22,7 @@ const (
 	chunkSize = 1 << 20
 	// jobLines is how many lines a worker analyses at a time: enough to
 	// amortise the channel hand-offs, small enough to spread the work.
-	jobLines = 512
+	jobLines = 128
 	// maxLineSize bounds one line. Journal lines are a few KiB at most; a
 	// run of bytes this long without a newline is damage, and buffering it
 	// without bound would let damage exhaust memory.

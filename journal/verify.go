@@ -64,6 +64,14 @@ type VerifyOptions struct {
 	// break at that line. As with Scan, l.Value may be kept but l and
 	// l.Raw not.
 	Line func(k Kind, l *Line) []string
+	// Prepare, when set, is called in the scan's workers, on every core and
+	// in no particular order, for each line that is a JSON object (whether
+	// or not it then passes the journal's checks); what it returns is
+	// l.Prepared when Line sees the line. It is for the work of Line that
+	// depends on the line alone (typing a record, checking a signature),
+	// so that only what needs the lines in order is left to Line. It must
+	// be safe for concurrent use and must not change l.Value.
+	Prepare func(k Kind, l *Line) any
 	// Finish, when set, is called after both files and may add breaks of
 	// its own (for rules over the whole journal).
 	Finish func() []Break
@@ -125,7 +133,7 @@ func VerifyWith(dir string, key []byte, opts VerifyOptions) Report {
 		return err == nil && leasesSize >= 0 && st.Size() > leasesSize
 	}
 	for _, k := range Kinds {
-		vf := &verifyFile{path: filepath.Join(dir, k.FileName()), kind: k, key: key, extra: opts.Line, cv: cv, dirID: dirID}
+		vf := &verifyFile{path: filepath.Join(dir, k.FileName()), kind: k, key: key, extra: opts.Line, prepare: opts.Prepare, cv: cv, dirID: dirID}
 		if kept != nil {
 			vf.probe = newHeadProbe(kept.Files[k])
 			vf.headDir = kept.Dir

@@ -86,7 +86,7 @@ func (p *parser) value(depth int) (any, error) {
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
-		return p.str()
+		return p.strValue()
 	case c == 't':
 		return true, p.literal("true")
 	case c == 'f':
@@ -110,7 +110,14 @@ func (p *parser) literal(word string) error {
 
 func (p *parser) object(depth int) (any, error) {
 	p.pos++ // {
-	obj := map[string]any{}
+	var obj map[string]any
+	if depth == 0 {
+		// A journal line or a message has a dozen or more members: made
+		// that size at once, the map is not rebuilt as it grows past 8.
+		obj = make(map[string]any, topLevelMembers)
+	} else {
+		obj = map[string]any{}
+	}
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
@@ -253,7 +260,73 @@ func (p *parser) key() (string, error) {
 const (
 	maxInternLen = 40
 	maxInterned  = 4096 // bounded: hostile input cannot grow it without limit
+	// topLevelMembers is the room a document's outer object is made with:
+	// 14 fill a map's 16 slots (an audit line has 13), where 16 would
+	// make room for 32.
+	topLevelMembers = 14
 )
+
+// strValue reads a string member value. Journals repeat a few words on
+// every line (a schema version, an event type, an outcome, an actor's
+// kind, a tool's name), so a short string made of letters, '.', '_' and
+// '-' only is interned as an interface value: neither its bytes nor its
+// boxing are allocated again. Identifiers, hashes, times and text (which
+// carry digits or spaces) are not, so they cannot crowd the table.
+func (p *parser) strValue() (any, error) {
+	start := p.pos + 1
+	for i := start; i < len(p.data) && i-start <= maxValueInternLen; i++ {
+		c := p.data[i]
+		if c == '"' {
+			if i == start {
+				break
+			}
+			if v, ok := (*valueTable.Load())[string(p.data[start:i])]; ok {
+				p.pos = i + 1
+				return v, nil
+			}
+			s, err := p.str()
+			if err == nil {
+				internValue(s)
+			}
+			return s, err
+		}
+		if !isWordByte(c) {
+			break
+		}
+	}
+	return p.str()
+}
+
+const (
+	maxValueInternLen = 32
+	// maxInternedValues bounds the table (each insert copies it, so the
+	// bound also bounds what filling it can cost: well under a second).
+	maxInternedValues = 1024
+)
+
+func isWordByte(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' || c == '_' || c == '-'
+}
+
+var valueTable atomic.Pointer[map[string]any]
+
+func internValue(s string) {
+	if _, ok := (*valueTable.Load())[s]; ok {
+		return
+	}
+	internMu.Lock()
+	defer internMu.Unlock()
+	old := *valueTable.Load()
+	if _, ok := old[s]; ok || len(old) >= maxInternedValues {
+		return
+	}
+	m := make(map[string]any, len(old)+1)
+	for k, v := range old {
+		m[k] = v
+	}
+	m[s] = s
+	valueTable.Store(&m)
+}
 
 var (
 	internTable atomic.Pointer[map[string]string]
@@ -263,6 +336,8 @@ var (
 func init() {
 	m := map[string]string{}
 	internTable.Store(&m)
+	v := map[string]any{}
+	valueTable.Store(&v)
 }
 
 func intern(s string) {
