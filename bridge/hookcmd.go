@@ -187,8 +187,12 @@ func (o Owner) OwnsCommand(cmd string) bool {
 		filepath.Clean(hc.Workspace) == filepath.Clean(o.Workspace)
 }
 
-// owns reports whether a handler object is ours.
+// owns reports whether a handler object is ours: one of our commands, or
+// (Claude Code) an HTTP hook to a leasedeck registry's loopback endpoint.
 func (o Owner) owns(h *jsonObject) bool {
+	if RuntimeAgent(o.Client) == "claude-code" && isOurHTTPHook(h) {
+		return true
+	}
 	cmd, _ := h.get("command")
 	cs, ok := cmd.(string)
 	return ok && o.OwnsCommand(cs)

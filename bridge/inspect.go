@@ -15,6 +15,7 @@ type InstalledHook struct {
 	Event   string
 	Type    string // "command", "http", …
 	Command string // the command line as written
+	URL     string // an HTTP hook's URL (Claude Code), as written
 	// Hook is Command read back; Parsed is false when it is not a simple
 	// literal command (it mentions leasedeck's hook but cannot be read).
 	Hook      HookCommand
@@ -48,14 +49,20 @@ func Inspect(client string, settings []byte, owner Owner) (Inspection, error) {
 		return Inspection{}, err
 	}
 	var in Inspection
+	httpHooks := false
 	walkHandlers(a.Name(), hooks, func(event string, h *jsonObject) bool {
 		cmd, _ := h.get("command")
 		cs, _ := cmd.(string)
 		hc, parsed := ParseHookCommand(cs)
-		if !(parsed && hc.Client == owner.Client) && !strings.Contains(cs, "leasedeck") {
+		ours := owner.owns(h)
+		if !ours && !(parsed && hc.Client == owner.Client) && !strings.Contains(cs, "leasedeck") {
 			return false
 		}
-		ih := InstalledHook{Event: event, Command: cs, Hook: hc, Parsed: parsed, Ours: owner.owns(h)}
+		ih := InstalledHook{Event: event, Command: cs, Hook: hc, Parsed: parsed, Ours: ours}
+		if u, ok := h.get("url"); ok {
+			ih.URL, _ = u.(string)
+			httpHooks = httpHooks || ours
+		}
 		if t, ok := h.get("type"); ok {
 			ih.Type, _ = t.(string)
 		}
@@ -67,8 +74,8 @@ func Inspect(client string, settings []byte, owner Owner) (Inspection, error) {
 	})
 	// Only the notes this file's contents cause (hooks turned off, …),
 	// not the ones install prints for every file.
-	always := clientNotes(a.Name(), &jsonObject{})
-	for _, n := range clientNotes(a.Name(), root) {
+	always := clientNotes(a.Name(), &jsonObject{}, httpHooks)
+	for _, n := range clientNotes(a.Name(), root, httpHooks) {
 		if !slices.Contains(always, n) {
 			in.Notes = append(in.Notes, n)
 		}

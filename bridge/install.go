@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -128,6 +129,10 @@ type InstallOptions struct {
 	// Optional also installs optional events (Gemini's AfterModel telemetry,
 	// one process per streamed chunk).
 	Optional bool
+	// HTTP, when set, makes Claude Code's hooks HTTP hooks POSTed to the
+	// registry, for every event but SessionStart (which Claude Code does
+	// not send over HTTP: it stays a command hook running Command).
+	HTTP *HTTPHooks
 }
 
 // HookTimeoutFor is the hook timeout that leaves a full approval wait: the
@@ -244,7 +249,10 @@ func Install(client string, existing []byte, opts InstallOptions) (InstallResult
 			res.Added = append(res.Added, spec.Native)
 		}
 	}
-	res.Notes = append(res.Notes, clientNotes(a.Name(), root)...)
+	if opts.HTTP != nil && a.Name() == "claude-code" {
+		res.Notes = append(res.Notes, ensureNoProxy(root, opts.HTTP.NoProxy, &res)...)
+	}
+	res.Notes = append(res.Notes, clientNotes(a.Name(), root, opts.HTTP != nil)...)
 	if len(res.Added) == 0 && len(res.Updated) == 0 && len(bytes.TrimSpace(existing)) > 0 {
 		res.Bytes = existing
 		return res, nil
@@ -263,8 +271,10 @@ func handlerFor(a Adapter, spec EventSpec, opts InstallOptions) *jsonObject {
 		t = max
 	}
 	h := &jsonObject{}
-	switch a.Name() {
-	case "gemini":
+	switch {
+	case a.Name() == "claude-code" && opts.HTTP != nil && spec.Native != "SessionStart":
+		return httpHandler(spec, opts, t)
+	case a.Name() == "gemini":
 		// Gemini dedupes hooks by name+command across settings layers and
 		// enables/disables them by name.
 		h.set("name", "leasedeck")
@@ -274,7 +284,7 @@ func handlerFor(a Adapter, spec EventSpec, opts InstallOptions) *jsonObject {
 		if spec.Gate {
 			h.set("description", "leasedeck lease gate")
 		}
-	case "qwen-code":
+	case a.Name() == "qwen-code":
 		h.set("type", "command")
 		h.set("name", "leasedeck")
 		h.set("command", opts.Command)
@@ -315,11 +325,18 @@ func ensureHandler(client string, list []any, want *jsonObject, owner Owner, spe
 	check := func(h *jsonObject, matcher any) {
 		cmd, _ := h.get("command")
 		cs, _ := cmd.(string)
-		if owner.OwnsCommand(cs) {
+		if owner.owns(h) {
 			if found {
 				return // a duplicate of ours: left as it is
 			}
 			found = true
+			if kind, _ := h.get("type"); !sameJSON(kind, mustGet(want, "type")) {
+				// A command hook becomes an HTTP hook, or back: nothing of
+				// the other kind's members may stay.
+				h.Members = slices.Clone(want.Members)
+				changed = true
+				return
+			}
 			for _, m := range want.Members {
 				cur, ok := h.get(m.Key)
 				if !ok || !sameJSON(cur, m.Val) {
@@ -390,7 +407,7 @@ func plain(v any) any {
 }
 
 // clientNotes says what else the client needs for the hooks to run.
-func clientNotes(client string, root *jsonObject) []string {
+func clientNotes(client string, root *jsonObject, httpHooks bool) []string {
 	var notes []string
 	getPath := func(path ...string) (any, bool) {
 		var cur any = root
@@ -413,7 +430,11 @@ func clientNotes(client string, root *jsonObject) []string {
 		if v, _ := getPath("allowManagedHooksOnly"); v == true {
 			notes = append(notes, "allowManagedHooksOnly is set: only managed-policy hooks run; install leasedeck in the managed settings")
 		}
-		notes = append(notes, "VS Code also runs the hooks in .claude/settings.json (with its own payloads, which 'leasedeck hook claude-code' understands); do not also install the vscode hooks for the same workspace, or every call is gated twice")
+		if httpHooks {
+			notes = append(notes, "VS Code runs the command hooks in .claude/settings.json but may not run its HTTP hooks: for VS Code, install the vscode hooks, or install these with --command-hooks")
+		} else {
+			notes = append(notes, "VS Code also runs the hooks in .claude/settings.json (with its own payloads, which 'leasedeck hook claude-code' understands); do not also install the vscode hooks for the same workspace, or every call is gated twice")
+		}
 	case "codex":
 		notes = append(notes,
 			"Codex runs only trusted hooks: review them with /hooks in Codex (trust is recorded against each hook's hash), or pass --dangerously-bypass-hook-trust for one-off automation",

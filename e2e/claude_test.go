@@ -59,14 +59,28 @@ func bash(cmd string) fakemodel.Call {
 // TestClaudeCode runs the real Claude Code, headless, through one scripted
 // session that exercises every scenario of issue 7, then checks each on
 // disk, in the model's next request, in the registry and in the journal.
+//
+// It runs twice: with the HTTP hooks install writes by default (served by
+// the registry; SessionStart stays a command hook), and with
+// --command-hooks.
 func TestClaudeCode(t *testing.T) {
 	requireE2E(t)
+	t.Run("http-hooks", func(t *testing.T) { testClaudeCode(t, false) })
+	t.Run("command-hooks", func(t *testing.T) { testClaudeCode(t, true) })
+}
+
+func testClaudeCode(t *testing.T, commandHooks bool) {
 	claude := client(t, claudeClient)
 	e := governedWorkspace(t, "claude-code")
 	recorder := e.plantRecorder("claude-code") // the user's own hooks, which install must keep
-	note := e.install("claude-code")
+	var extra []string
+	if commandHooks {
+		extra = append(extra, "--command-hooks")
+	}
+	note := e.install("claude-code", extra...)
 	settings, err := os.ReadFile(e.path(".claude/settings.json"))
-	if err != nil || !strings.Contains(string(settings), binary+" hook claude-code --workspace "+e.ws+" --timeout") {
+	if err != nil || !strings.Contains(string(settings), binary+" hook claude-code --workspace "+e.ws+" --timeout") ||
+		strings.Contains(string(settings), `"type": "http"`) == commandHooks {
 		t.Fatalf("leasedeck install did not write the hooks: %v\n%s\n%s", err, settings, note)
 	}
 	if !strings.Contains(string(settings), jsonString(recorder)) {
@@ -118,7 +132,15 @@ func TestClaudeCode(t *testing.T) {
 		rule{match: "curl", reason: curlDeniedByHuman},
 	)
 	prompt := "Tidy the repository. My key is " + plantedPromptSecret + " " + fakemodel.Marker("main")
-	run := e.runClient(4*time.Minute, claudeVars(e, srv.URL), claude, "-p", prompt, "--model", "claude-sonnet-4-5")
+	vars := claudeVars(e, srv.URL)
+	if !commandHooks {
+		// A proxy that is not there: the hooks' POST reaches the registry
+		// only if install's NO_PROXY keeps it off the proxy (the model's
+		// stand-in is on loopback too).
+		dead := "http://127.0.0.1:9"
+		vars = append(vars, "HTTP_PROXY="+dead, "HTTPS_PROXY="+dead, "http_proxy="+dead, "https_proxy="+dead)
+	}
+	run := e.runClient(4*time.Minute, vars, claude, "-p", prompt, "--model", "claude-sonnet-4-5")
 	seen := h.finish()
 	if testing.Verbose() {
 		dumpResults(t, srv)
@@ -305,7 +327,13 @@ func TestClaudeCode(t *testing.T) {
 	})
 
 	t.Run("registry stopped: fail closed", func(t *testing.T) {
-		refused("main", 12, "registry is not reachable", "leasedeck serve")
+		if commandHooks {
+			refused("main", 12, "registry is not reachable", "leasedeck serve")
+		} else {
+			// Nothing listens on the hook port: the client blocks the call
+			// itself, as onFailure "block" tells it to.
+			refused("main", 12, `blocking because onFailure is "block"`)
+		}
 		if exists(e.path("after_stop.txt")) {
 			t.Error("a call ran while the registry was stopped")
 		}

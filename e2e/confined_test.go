@@ -29,7 +29,7 @@ func TestClaudeCodeConfined(t *testing.T) {
 	}
 	claude := client(t, claudeClient)
 	e := governedWorkspace(t, "claude-code")
-	e.install("claude-code")
+	e.install("claude-code", "--command-hooks") // a confined tree reaches only command hooks
 	escaped := e.path("docs/escaped.txt")
 	e.write("src/escape.py", "open("+strconv.Quote(escaped)+", 'w').write('escaped')\nprint('script ran')\n")
 	main := []fakemodel.Step{
@@ -96,7 +96,7 @@ func TestConfinedOverhead(t *testing.T) {
 	}
 	exe := client(t, claudeClient)
 	e := governedWorkspace(t, "claude-code")
-	e.install("claude-code")
+	e.install("claude-code", "--command-hooks") // a confined tree reaches only command hooks
 	srv := fakemodel.NewAnthropic()
 	defer srv.Close()
 	vars := append(claudeVars(e, srv.URL), "PATH=/usr/local/bin:/usr/bin:/bin")

@@ -266,3 +266,17 @@ func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
 }
+
+// Local is a connection to this handler from inside the process (an
+// in-memory pipe), served exactly as an accepted socket connection is:
+// the same op table, the same access checks, the same limits and hangup
+// cancellation. It has no peer process, so it is trusted with nothing a
+// socket caller outside a confined run is not; no operator token is
+// implied. The caller closes it.
+func (h *Handler) Local(ctx context.Context) net.Conn {
+	lim := h.limits.withDefaults()
+	h.localOnce.Do(func() { h.localBudget = &lineBudget{max: lim.PartialBytes} })
+	client, server := net.Pipe()
+	go h.serveConn(ctx, server, lim, h.localBudget)
+	return client
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"sync"
 
 	"github.com/leasedeck/leasedeck/registry/wire"
 	"github.com/leasedeck/leasedeck/schemas"
@@ -17,6 +18,9 @@ type Handler struct {
 	svc    *Service
 	token  string
 	limits ConnLimits // see conn.go
+
+	localOnce   sync.Once
+	localBudget *lineBudget // shared by Local connections
 }
 
 // NewHandler serves svc; token is the operator token that operator ops

@@ -140,10 +140,12 @@ func embedded(w workspace.Workspace, svc *registry.Service, token string, e *env
 	// socket (and a demo's temporary workspace) would be left behind.
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGHUP)
 	var wg sync.WaitGroup
+	h := newHandler(w, svc, token)
+	hooksServed := serveHookHTTP(ctx, w, h, svc, e)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		newHandler(w, svc, token).Serve(ctx, l)
+		h.Serve(ctx, l)
 	}()
 	if during != nil {
 		wg.Add(1)
@@ -161,6 +163,7 @@ func embedded(w workspace.Workspace, svc *registry.Service, token string, e *env
 	err = tui.Run(ctx, opts)
 	cancel()
 	wg.Wait()
+	hooksServed()
 	if errors.Is(err, tui.ErrServeInBackground) {
 		svc.Close()
 		os.Remove(w.SocketPath())

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/hookhttp"
 	"github.com/leasedeck/leasedeck/workspace"
 )
 
@@ -182,14 +183,47 @@ func doctorScope(r *doctorReport, w workspace.Workspace, client string, scope br
 	for _, n := range in.Notes {
 		r.add(finding{Subject: client, Check: check, Status: statusProblem, Detail: path + ": " + n, Fix: "edit " + path})
 	}
-	doctorHookBinaries(r, client, check, path, ours, w.Root, fix)
-	doctorHookCoverage(r, client, check, path, b, ours, approval, fix)
+	commands, http := splitHTTPHooks(ours)
+	if len(commands) == 0 {
+		r.add(finding{Subject: client, Check: check, Status: statusProblem,
+			Detail: path + ": leasedeck's HTTP hooks are there but no command hook (SessionStart, which Claude Code does not send over HTTP)", Fix: fix})
+		return ours
+	}
+	doctorHookBinaries(r, client, check, path, commands, w.Root, fix)
+	var endpoint *bridge.HTTPHooks
+	if len(http) > 0 {
+		ep, err := hookhttp.Load(w.StateDir())
+		if err != nil {
+			r.add(finding{Subject: client, Check: check, Status: statusProblem,
+				Detail: fmt.Sprintf("%s: leasedeck's HTTP hooks are there, but the workspace records no endpoint for them (%v): every call is refused", path, err), Fix: fix})
+			return ours
+		}
+		endpoint = &bridge.HTTPHooks{Base: ep.Base(), Token: ep.Token}
+	}
+	doctorHookCoverage(r, client, check, path, b, commands, endpoint, approval, fix)
 	if len(r.Findings) == before {
-		h := ours[0].Hook
+		h := commands[0].Hook
+		how := fmt.Sprintf("running %s (exists, executable)", h.Exe)
+		if len(http) > 0 {
+			how = fmt.Sprintf("%d HTTP hook(s) to %s and command hooks running %s (exists, executable)", len(http), endpoint.Base, h.Exe)
+		}
 		r.add(finding{Subject: client, Check: check, Status: statusOK,
-			Detail: fmt.Sprintf("%s: %d hook(s), pinned to this workspace, running %s (exists, executable), timeout %ds", path, len(ours), h.Exe, h.Timeout)})
+			Detail: fmt.Sprintf("%s: %d hook(s), pinned to this workspace, %s, timeout %ds", path, len(ours), how, h.Timeout)})
 	}
 	return ours
+}
+
+// splitHTTPHooks separates Claude Code's HTTP hooks, which run no
+// program, from the command hooks.
+func splitHTTPHooks(ours []bridge.InstalledHook) (commands, http []bridge.InstalledHook) {
+	for _, h := range ours {
+		if h.Type == "http" {
+			http = append(http, h)
+		} else {
+			commands = append(commands, h)
+		}
+	}
+	return commands, http
 }
 
 // doctorHookBinaries checks the program each hook runs, without running
@@ -239,7 +273,7 @@ func unstableExe(exe, root string) string {
 // the same executable and choices as the hooks there: every event it would
 // add or bring up to date is a gap. It also checks the hook timeout
 // against the approval timeout.
-func doctorHookCoverage(r *doctorReport, client, check, path string, settings []byte, ours []bridge.InstalledHook, approval time.Duration, fix string) {
+func doctorHookCoverage(r *doctorReport, client, check, path string, settings []byte, ours []bridge.InstalledHook, endpoint *bridge.HTTPHooks, approval time.Duration, fix string) {
 	h := ours[0].Hook
 	timeout := time.Duration(h.Timeout) * time.Second
 	if approval > 0 && timeout <= approval {
@@ -268,7 +302,7 @@ func doctorHookCoverage(r *doctorReport, client, check, path string, settings []
 		}
 	}
 	res, err := bridge.Install(client, settings, bridge.InstallOptions{Command: bridge.FormatHookCommand(h.Exe, client, h.Workspace, h.Timeout), Workspace: h.Workspace,
-		ApprovalTimeout: approval, Timeout: timeout, FailClosed: failClosed, Optional: optional})
+		ApprovalTimeout: approval, Timeout: timeout, FailClosed: failClosed, Optional: optional, HTTP: endpoint})
 	if err != nil {
 		r.add(finding{Subject: client, Check: check, Status: statusProblem, Detail: path + ": " + err.Error(), Fix: fix})
 		return

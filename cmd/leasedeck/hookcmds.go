@@ -16,6 +16,7 @@ import (
 
 	"github.com/leasedeck/leasedeck/bridge"
 	"github.com/leasedeck/leasedeck/durable"
+	"github.com/leasedeck/leasedeck/hookhttp"
 	"github.com/leasedeck/leasedeck/workspace"
 )
 
@@ -155,6 +156,7 @@ func runInstall(args []string, e *env) int {
 	command := fs.String("command", "", "the leasedeck executable the hooks run (default: leasedeck on PATH, else this binary)")
 	failClosed := fs.Bool("fail-closed", true, "Claude Code only: add onFailure=block so a hook that cannot run blocks the call (v2.1.295+; --fail-closed=false for an older one)")
 	optional := fs.Bool("optional", false, "also install optional events (Gemini CLI AfterModel telemetry)")
+	commandHooks := fs.Bool("command-hooks", false, "Claude Code only: command hooks ('leasedeck hook' per event) instead of HTTP hooks served by the registry")
 	pos, ok := parseFlags(fs, args, e)
 	if !ok || len(pos) != 1 {
 		if ok {
@@ -207,8 +209,13 @@ func runInstall(args []string, e *env) int {
 		e.errorf("cannot read %s: %v", path, err)
 		return exitInvalid
 	}
-	res, err := bridge.Install(a.Name(), existing, bridge.InstallOptions{Command: cmdline, Replaces: []string{unpinned}, Workspace: w.Root, ApprovalTimeout: settings.ApprovalTimeout,
-		Timeout: timeout, FailClosed: *failClosed, Optional: *optional})
+	opts := bridge.InstallOptions{Command: cmdline, Replaces: []string{unpinned}, Workspace: w.Root, ApprovalTimeout: settings.ApprovalTimeout,
+		Timeout: timeout, FailClosed: *failClosed, Optional: *optional}
+	if opts.HTTP, err = httpHooksFor(a.Name(), w, *commandHooks, *failClosed, e); err != nil {
+		e.errorf("install: %v (or pass --command-hooks)", err)
+		return exitInvalid
+	}
+	res, err := bridge.Install(a.Name(), existing, opts)
 	if err != nil {
 		e.errorf("%s: %v", path, err)
 		return exitInvalid
@@ -225,6 +232,22 @@ func runInstall(args []string, e *env) int {
 		fmt.Fprintf(e.stdout, "%s already has leasedeck's hooks; nothing changed\n", path)
 		return exitOK
 	}
+	if code := writeSettings(path, existing, res.Bytes, opts.HTTP != nil, e); code != exitOK {
+		return code
+	}
+	kind := "command"
+	if opts.HTTP != nil {
+		kind = "HTTP (served by the registry on " + opts.HTTP.Base + ")"
+	}
+	fmt.Fprintf(e.stdout, "installed leasedeck's %s hooks for %s in %s (hook timeout %s, approval timeout %s)\n",
+		kind, a.Name(), path, timeout, settings.ApprovalTimeout)
+	return exitOK
+}
+
+// writeSettings writes a client's merged settings file durably, keeping
+// a backup of the one it replaces. A file holding the HTTP hooks' token
+// is made readable by this user only.
+func writeSettings(path string, existing, merged []byte, holdsToken bool, e *env) int {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		e.errorf("%v", err)
 		return exitInvalid
@@ -232,18 +255,57 @@ func runInstall(args []string, e *env) int {
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
+	}
+	if holdsToken && mode&0o077 != 0 {
+		// The file now holds the hook token: no one else may read it.
+		fmt.Fprintf(e.stderr, "note: %s holds the HTTP hooks' token, so it is made readable by you only (mode 0600, was %#o)\n", path, mode)
+		mode = 0o600
+	}
+	if existing != nil {
 		if err := os.WriteFile(path+".leasedeck-backup", existing, mode); err != nil {
 			e.errorf("cannot back up %s: %v", path, err)
 			return exitInvalid
 		}
 	}
-	if err := durable.WriteFile(path, res.Bytes, mode); err != nil {
+	if err := durable.WriteFile(path, merged, mode); err != nil {
 		e.errorf("cannot write %s: %v", path, err)
 		return exitInvalid
 	}
-	fmt.Fprintf(e.stdout, "installed leasedeck hooks for %s in %s (hook timeout %s, approval timeout %s)\n",
-		a.Name(), path, timeout, settings.ApprovalTimeout)
+	if err := os.Chmod(path, mode); err != nil {
+		e.errorf("cannot set the mode of %s: %v", path, err)
+		return exitInvalid
+	}
 	return exitOK
+}
+
+// httpHooksFor is where install points Claude Code's HTTP hooks, nil for
+// command hooks: those asked for, another client's, or without
+// onFailure "block" (an HTTP hook that gets no answer lets the call run
+// then; a command hook still denies when the registry does not answer).
+func httpHooksFor(client string, w workspace.Workspace, commandHooks, failClosed bool, e *env) (*bridge.HTTPHooks, error) {
+	if client != "claude-code" || commandHooks {
+		return nil, nil
+	}
+	if !failClosed {
+		fmt.Fprintf(e.stderr, "note: --fail-closed=false: command hooks, since an HTTP hook without onFailure \"block\" lets a call run when the registry does not answer\n")
+		return nil, nil
+	}
+	return httpHooks(w)
+}
+
+// httpHooks is where Claude Code's HTTP hooks go: the workspace
+// registry's endpoint, recorded in the state directory (the registry
+// serves it from its next start, or at once if it runs).
+func httpHooks(w workspace.Workspace) (*bridge.HTTPHooks, error) {
+	if err := w.EnsureStateDir(); err != nil {
+		return nil, err
+	}
+	ep, err := hookhttp.Ensure(w.StateDir())
+	if err != nil {
+		return nil, err
+	}
+	return &bridge.HTTPHooks{Base: ep.Base(), Token: ep.Token,
+		NoProxy: strings.Join([]string{os.Getenv("NO_PROXY"), os.Getenv("no_proxy")}, ",")}, nil
 }
 
 func defaultExecutable() string {

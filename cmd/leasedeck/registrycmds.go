@@ -200,6 +200,8 @@ func runServe(args []string, e *env) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	h := newHandler(w, svc, token)
+	hooksServed := serveHookHTTP(ctx, w, h, svc, e)
+	defer func() { stop(); hooksServed() }()
 	fmt.Fprintf(e.stderr, "leasedeck: registry serving %s on %s (pid %d)\n", w.Root, w.SocketPath(), os.Getpid())
 	if herr := svc.Health(); herr != nil {
 		fmt.Fprintf(e.stderr, "leasedeck: WARNING: %v\n", herr)

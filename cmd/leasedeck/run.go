@@ -111,6 +111,10 @@ func runRun(args []string, e *env) int {
 	if !ok {
 		return exitInvalid
 	}
+	if why := httpHooksIn(w, req.client); why != "" {
+		e.errorf("run refused: %s", why)
+		return exitRefused
+	}
 	abi, why := kernelSupport()
 	if why != nil && !req.allowUnconfined {
 		e.errorf("run refused: %v; pass --allow-unconfined to run with hooks only", why)
