@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -87,12 +86,12 @@ func (claudeAdapter) Timeout(native string) Timeout {
 	return Timeout{Default: 600 * time.Second}
 }
 
-var eventNameRe = regexp.MustCompile(`"(?:hook_event_name|hookEventName)"\s*:\s*"([A-Za-z]+)"`)
+var eventNameRe = lazyRegexp(`"(?:hook_event_name|hookEventName)"\s*:\s*"([A-Za-z]+)"`)
 
 // sniffEvent recovers the event name from a payload too broken to parse, so
 // that a broken PreToolUse still fails closed.
 func sniffEvent(client string, specs []EventSpec, stdin []byte) *Event {
-	m := eventNameRe.FindSubmatch(stdin)
+	m := eventNameRe().FindSubmatch(stdin)
 	if m == nil {
 		return nil
 	}

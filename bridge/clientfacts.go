@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -109,18 +108,18 @@ func claudeFailure(version string, hooks []InstalledHook) FailureMode {
 	}
 }
 
-var versionRE = regexp.MustCompile(`\b(\d+)\.(\d+)(?:\.(\d+))?`)
+var versionRE = lazyRegexp(`\b(\d+)\.(\d+)(?:\.(\d+))?`)
 
 // VersionIn finds the first dotted version number in a program's
 // --version output ("2.1.328 (Claude Code)", "codex-cli 0.169.0").
 func VersionIn(out string) string {
-	return versionRE.FindString(strings.TrimSpace(out))
+	return versionRE().FindString(strings.TrimSpace(out))
 }
 
 // CompareVersions compares two dotted versions numerically: -1, 0 or 1,
 // and ok false when either has no version number.
 func CompareVersions(a, b string) (int, bool) {
-	pa, pb := versionRE.FindStringSubmatch(a), versionRE.FindStringSubmatch(b)
+	pa, pb := versionRE().FindStringSubmatch(a), versionRE().FindStringSubmatch(b)
 	if pa == nil || pb == nil {
 		return 0, false
 	}

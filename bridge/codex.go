@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -138,7 +137,7 @@ func translateCodex(client, native string, in map[string]any) (*ToolCall, error)
 	return newCall(native, native, copyMap(in), in), nil
 }
 
-var exitCodeRe = regexp.MustCompile(`(?m)^Exit code: (-?\d+)`)
+var exitCodeRe = lazyRegexp(`(?m)^Exit code: (-?\d+)`)
 
 // codexStatus reads a status from Codex's string tool_response where it
 // has one: apply_patch's "Exit code: N". A shell's output carries no exit
@@ -148,7 +147,7 @@ func codexStatus(native string, resp any) string {
 	if !ok {
 		return ""
 	}
-	if m := exitCodeRe.FindStringSubmatch(s); m != nil {
+	if m := exitCodeRe().FindStringSubmatch(s); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil {
 			if n == 0 {
 				return "success"

@@ -3,7 +3,6 @@ package bridge
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -130,7 +129,7 @@ func parseGeminiTool(p *payload, ev *Event) error {
 	return nil
 }
 
-var geminiExitRe = regexp.MustCompile(`(?m)^Exit Code: (-?\d+)`)
+var geminiExitRe = lazyRegexp(`(?m)^Exit Code: (-?\d+)`)
 
 // geminiStatus: an `error` member means failure; a shell's non-zero exit
 // shows only as "Exit Code: N" inside llmContent.
@@ -143,7 +142,7 @@ func geminiStatus(resp any) string {
 		return "error"
 	}
 	if s, ok := m["llmContent"].(string); ok {
-		if mm := geminiExitRe.FindStringSubmatch(s); mm != nil {
+		if mm := geminiExitRe().FindStringSubmatch(s); mm != nil {
 			if n, err := strconv.Atoi(mm[1]); err == nil && n != 0 {
 				return "error"
 			}

@@ -2,7 +2,9 @@ package bridge
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/leasedeck/leasedeck/termtext"
 )
@@ -87,4 +89,10 @@ func (o obj) with(k string, v any) obj {
 		return o
 	}
 	return append(o, kv{k, v})
+}
+
+// lazyRegexp compiles expr on first use, not at package init: every hook
+// process starts this package, and most use none of its expressions.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

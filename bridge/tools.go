@@ -3,7 +3,6 @@ package bridge
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/leasedeck/leasedeck/redact"
@@ -177,7 +176,7 @@ func translatePatch(client, native, patch string, nativeInput any) (*ToolCall, e
 }
 
 // shellWord matches an argument that needs no quoting.
-var shellWord = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+var shellWord = lazyRegexp(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 // quoteArgv renders an argv array as one shell command line, so that an
 // older Codex's ["bash","-lc","…"] reaches the registry's shell parser with
@@ -185,7 +184,7 @@ var shellWord = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
 func quoteArgv(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {
-		if a != "" && shellWord.MatchString(a) {
+		if a != "" && shellWord().MatchString(a) {
 			parts[i] = a
 		} else {
 			parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
@@ -227,11 +226,11 @@ func commandOf(client, tool string, in map[string]any, keys ...string) (string, 
 
 // urlRe finds http(s) URLs in free text (Gemini's web_fetch takes a prompt
 // that names its URLs).
-var urlRe = regexp.MustCompile(`https?://[^\s"'<>()\[\]{}]+`)
+var urlRe = lazyRegexp(`https?://[^\s"'<>()\[\]{}]+`)
 
 func urlsIn(s string) []string {
 	var out []string
-	for _, u := range urlRe.FindAllString(s, -1) {
+	for _, u := range urlRe().FindAllString(s, -1) {
 		out = append(out, strings.TrimRight(u, ".,;:!?"))
 	}
 	return out

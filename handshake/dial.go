@@ -24,9 +24,9 @@ func (t Target) Dial(ctx context.Context, grace time.Duration) (net.Conn, Answer
 		var d net.Dialer
 		conn, err := d.DialContext(ctx, "unix", t.Socket)
 		if err == nil {
-			a, verr := t.Verify(ctx, conn)
+			verified, a, verr := t.Verify(ctx, conn)
 			if verr == nil {
-				return conn, a, nil
+				return verified, a, nil
 			}
 			conn.Close()
 			var squat *SquatterError

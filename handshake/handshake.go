@@ -16,6 +16,8 @@
 package handshake
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -115,10 +117,27 @@ func (t Target) Check(a Answer, nonce string, peerPID int) error {
 }
 
 // Verify checks the peer of conn and runs the challenge on it, within
-// ctx. It returns the registry's answer; conn stays open for the calls
-// that follow. A failed check is a *SquatterError; no answer in time
-// wraps ErrNoRegistry.
-func (t Target) Verify(ctx context.Context, conn net.Conn) (Answer, error) {
+// ctx. It returns the registry's answer and the connection to go on with
+// (conn, reading first anything read past the answer). A failed check is
+// a *SquatterError; no answer in time wraps ErrNoRegistry.
+func (t Target) Verify(ctx context.Context, conn net.Conn) (net.Conn, Answer, error) {
+	r := bufio.NewReaderSize(conn, 4096)
+	a, err := t.verify(ctx, conn, r)
+	if err != nil {
+		return nil, Answer{}, err
+	}
+	return &bufferedConn{Conn: conn, r: r}, a, nil
+}
+
+// bufferedConn is a connection whose first bytes were read ahead into r.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+func (t Target) verify(ctx context.Context, conn net.Conn, r *bufio.Reader) (Answer, error) {
 	var peer int
 	var err error
 	if t.PeerPID > 0 {
@@ -141,9 +160,7 @@ func (t Target) Verify(ctx context.Context, conn net.Conn) (Answer, error) {
 	if _, err := conn.Write(append(msg, '\n')); err != nil {
 		return Answer{}, fmt.Errorf("%w: %v", ErrNoRegistry, err)
 	}
-	// Exactly one line is read, byte by byte, so nothing that follows is
-	// taken from the connection the caller goes on with.
-	line, err := readLine(conn, 64<<10)
+	line, err := readLine(r, 64<<10)
 	if err != nil {
 		return Answer{}, fmt.Errorf("%w: no answer to the handshake: %v", ErrNoRegistry, err)
 	}
@@ -170,22 +187,17 @@ func (t Target) Verify(ctx context.Context, conn net.Conn) (Answer, error) {
 	return resp.Result, nil
 }
 
-// readLine reads exactly one line, a byte at a time, so nothing that
-// follows it is taken from the connection the caller goes on with (the
-// answer is a few hundred bytes).
-func readLine(c net.Conn, max int) ([]byte, error) {
+// readLine reads one line of at most max bytes from r (whatever follows
+// it stays in r for the caller).
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
 	var out []byte
-	var b [1]byte
 	for len(out) <= max {
-		n, err := c.Read(b[:])
-		if n == 1 {
-			if b[0] == '\n' {
-				return out, nil
-			}
-			out = append(out, b[0])
-			continue
-		}
-		if err != nil {
+		chunk, err := r.ReadSlice('\n')
+		out = append(out, chunk...)
+		switch {
+		case err == nil:
+			return bytes.TrimSuffix(out[:len(out)-1], []byte("\r")), nil
+		case !errors.Is(err, bufio.ErrBufferFull):
 			return nil, err
 		}
 	}
