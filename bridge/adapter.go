@@ -321,6 +321,7 @@ func init() {
 	register(qwenAdapter{}, "qwen", "qwen_code", "qwencode")
 	register(opencodeAdapter{}, "opencode-ai")
 	register(piAdapter{}, "pi-coding-agent")
+	register(copilotAdapter{}, "copilot-cli", "github-copilot-cli")
 }
 
 // AdapterFor returns the adapter for a client name ("claude-code", "codex",
@@ -335,7 +336,7 @@ func AdapterFor(name string) (Adapter, error) {
 
 // Clients lists the adapter names.
 func Clients() []string {
-	return []string{"claude-code", "codex", "gemini", "vscode", "qwen-code", "opencode", "pi"}
+	return []string{"claude-code", "codex", "gemini", "vscode", "qwen-code", "opencode", "pi", "copilot"}
 }
 
 // Render renders v for ev with the adapter that parsed ev (which may differ

@@ -276,6 +276,8 @@ func parseClaudeTool(p *payload, ev *Event, client string) error {
 		translate = translateCodex
 	case "qwen-code":
 		translate = translateQwen
+	case "copilot":
+		translate = translateCopilot
 	}
 	tc, err := translate(client, native, in)
 	if err != nil {

@@ -35,6 +35,8 @@ type Locations struct {
 	ConfigHome string
 	// PiAgentDir is $PI_CODING_AGENT_DIR (default Home/.pi/agent).
 	PiAgentDir string
+	// CopilotHome is $COPILOT_HOME (default Home/.copilot).
+	CopilotHome string
 }
 
 // SettingsPath is the file `leasedeck install <client> --scope S` edits:
@@ -44,11 +46,13 @@ type Locations struct {
 //	gemini       project .gemini/settings.json       user ~/.gemini/settings.json
 //	vscode       project .github/hooks/leasedeck.json user ~/.copilot/hooks/leasedeck.json
 //	qwen-code    project .qwen/settings.json         user ~/.qwen/settings.json
+//	copilot      project .github/hooks/leasedeck-copilot.json  user $COPILOT_HOME/hooks/leasedeck-copilot.json (~/.copilot)
 //	opencode, pi: the plugin file (PluginPath)
 //
 // Codex reads hooks.json beside config.toml, so no TOML is written for the
 // hooks themselves. VS Code loads every *.json under .github/hooks, so
-// leasedeck keeps a file of its own there instead of editing the user's.
+// leasedeck keeps a file of its own there instead of editing the user's;
+// so does Copilot CLI's (which loads project hooks only in a trusted folder).
 func SettingsPath(client string, scope Scope, loc Locations) (string, error) {
 	a, err := AdapterFor(client)
 	if err != nil {
@@ -61,7 +65,7 @@ func SettingsPath(client string, scope Scope, loc Locations) (string, error) {
 		return "", fmt.Errorf("unknown scope %q (project or user)", scope)
 	}
 	if scope == ScopeUser && loc.Home == "" && !(a.Name() == "codex" && loc.CodexHome != "") &&
-		!(a.Name() == "gemini" && loc.GeminiHome != "") {
+		!(a.Name() == "gemini" && loc.GeminiHome != "") && !(a.Name() == "copilot" && loc.CopilotHome != "") {
 		return "", errors.New("user scope needs a home directory")
 	}
 	join := filepath.Join
@@ -97,6 +101,14 @@ func SettingsPath(client string, scope Scope, loc Locations) (string, error) {
 			return join(loc.Workspace, ".qwen", "settings.json"), nil
 		}
 		return join(loc.Home, ".qwen", "settings.json"), nil
+	case "copilot":
+		if scope == ScopeProject {
+			return join(loc.Workspace, ".github", "hooks", "leasedeck-copilot.json"), nil
+		}
+		if loc.CopilotHome != "" {
+			return join(loc.CopilotHome, "hooks", "leasedeck-copilot.json"), nil
+		}
+		return join(loc.Home, ".copilot", "hooks", "leasedeck-copilot.json"), nil
 	}
 	return "", fmt.Errorf("no settings path for %q", client)
 }
@@ -202,6 +214,11 @@ func Install(client string, existing []byte, opts InstallOptions) (InstallResult
 		}
 		root = o
 	}
+	if a.Name() == "copilot" {
+		if _, ok := root.get("version"); !ok {
+			root.set("version", json.Number("1"))
+		}
+	}
 	hv, ok := root.get("hooks")
 	if !ok || hv == nil {
 		hv = &jsonObject{}
@@ -235,7 +252,7 @@ func Install(client string, existing []byte, opts InstallOptions) (InstallResult
 			res.Updated = append(res.Updated, spec.Native)
 		case !found:
 			entry := any(want)
-			if a.Name() != "vscode" {
+			if !flatHandlers(a.Name()) {
 				// Claude Code, Codex and Gemini CLI nest handlers in matcher
 				// groups; VS Code's native format has no matcher level.
 				g := &jsonObject{}
@@ -284,6 +301,10 @@ func handlerFor(a Adapter, spec EventSpec, opts InstallOptions) *jsonObject {
 		if spec.Gate {
 			h.set("description", "leasedeck lease gate")
 		}
+	case a.Name() == "copilot":
+		h.set("type", "command")
+		h.set("bash", opts.Command)
+		h.set("timeoutSec", json.Number(strconv.FormatInt(ceilSeconds(t), 10)))
 	case a.Name() == "qwen-code":
 		h.set("type", "command")
 		h.set("name", "leasedeck")
@@ -323,7 +344,10 @@ func ceilSeconds(d time.Duration) int64 {
 // changed, plus notes about entries it leaves alone.
 func ensureHandler(client string, list []any, want *jsonObject, owner Owner, spec EventSpec) (found, changed bool, notes []string) {
 	check := func(h *jsonObject, matcher any) {
-		cmd, _ := h.get("command")
+		cmd, ok := h.get("command")
+		if !ok {
+			cmd, _ = h.get("bash") // Copilot CLI's handler
+		}
 		cs, _ := cmd.(string)
 		if owner.owns(h) {
 			if found {
@@ -360,7 +384,7 @@ func ensureHandler(client string, list []any, want *jsonObject, owner Owner, spe
 		if !ok {
 			continue
 		}
-		if client == "vscode" {
+		if flatHandlers(client) {
 			check(o, nil)
 			continue
 		}
@@ -380,6 +404,10 @@ func ensureHandler(client string, list []any, want *jsonObject, owner Owner, spe
 	}
 	return found, changed, notes
 }
+
+// flatHandlers: the client's hook file lists handlers under each event
+// with no matcher level (VS Code, Copilot CLI).
+func flatHandlers(client string) bool { return client == "vscode" || client == "copilot" }
 
 func sameJSON(a, b any) bool {
 	ab, _ := json.Marshal(plain(a))
@@ -459,6 +487,11 @@ func clientNotes(client string, root *jsonObject, httpHooks bool) []string {
 		notes = append(notes,
 			"Qwen Code lets a call run when a hook fails (crash, missing binary, timeout): keep the leasedeck binary where the hooks name it",
 			"headless runs offer the shell and write tools only with --yolo; --safe-mode and --bare turn hooks off")
+	case "copilot":
+		notes = append(notes,
+			"Copilot CLI loads project hooks (.github/hooks/) only with --trust-folder or COPILOT_ALLOW_ALL=true; user hooks ($COPILOT_HOME/hooks, ~/.copilot/hooks) need neither (leasedeck install copilot --scope user)",
+			"a Copilot hook that times out lets the call run: leasedeck answers before the timeout written here",
+			"headless runs (-p) run shell and write tools only with --allow-all-tools (or --allow-tool); without it Copilot refuses them itself")
 	case "vscode":
 		notes = append(notes, "VS Code agent hooks are a Preview feature and can be disabled by organisation policy; chat.hookFilesLocations must not turn off the file's folder")
 	}

@@ -38,14 +38,14 @@ func handlers(t *testing.T, client string, b []byte, command string) map[string]
 		for _, e := range list {
 			o, _ := e.(map[string]any)
 			var hs []any
-			if client == "vscode" {
+			if flatHandlers(client) {
 				hs = []any{o}
 			} else {
 				hs, _ = o["hooks"].([]any)
 			}
 			for _, h := range hs {
 				hm, _ := h.(map[string]any)
-				if hm["command"] == command {
+				if hm["command"] == command || hm["bash"] == command {
 					hm["_matcher"] = o["matcher"]
 					out[ev] = append(out[ev], hm)
 				}
@@ -87,6 +87,9 @@ func TestInstallEmpty(t *testing.T) {
 					t.Errorf("%s %s: type %v", client, spec.Native, h["type"])
 				}
 				to, _ := h["timeout"].(json.Number)
+				if client == "copilot" {
+					to, _ = h["timeoutSec"].(json.Number)
+				}
 				n, _ := to.Int64()
 				want := int64(360) // HookTimeoutFor(300 s), in seconds
 				switch {
@@ -100,7 +103,7 @@ func TestInstallEmpty(t *testing.T) {
 				if n != want {
 					t.Errorf("%s %s: timeout %v, want %d", client, spec.Native, h["timeout"], want)
 				}
-				if client != "vscode" {
+				if !flatHandlers(client) {
 					wantMatcher := any(nil)
 					if spec.Tools {
 						wantMatcher = "*"

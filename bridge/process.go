@@ -55,7 +55,7 @@ func RuntimeAgent(client string) string {
 		return "codex-cli"
 	case "gemini", "gemini-cli", "gemini-code-assist":
 		return "gemini-code-assist"
-	case "vscode", "copilot", "github-copilot":
+	case "vscode", "copilot", "copilot-cli", "github-copilot":
 		return "github-copilot"
 	}
 	return client

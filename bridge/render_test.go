@@ -125,6 +125,13 @@ func assertRefused(t *testing.T, client, native string, out Output) {
 		if o["decision"] != "deny" || o["reason"] == "" || out.ExitCode != 2 {
 			t.Fatalf("gemini refusal: %s exit %d", out.Stdout, out.ExitCode)
 		}
+	case client == "copilot":
+		// Copilot CLI drops the reason of a non-zero exit: only the
+		// top-level JSON carries it to the model.
+		r, _ := o["permissionDecisionReason"].(string)
+		if o["permissionDecision"] != "deny" || strings.TrimSpace(r) == "" || out.ExitCode != 0 {
+			t.Fatalf("copilot refusal: %s exit %d", out.Stdout, out.ExitCode)
+		}
 	case native == "PermissionRequest":
 		d, _ := hso["decision"].(map[string]any)
 		if hso["hookEventName"] != "PermissionRequest" || d["behavior"] != "deny" || d["message"] == "" {

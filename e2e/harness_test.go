@@ -26,10 +26,11 @@ import (
 
 // The pinned clients (clients.md, "Testing against the real …").
 var (
-	claudeClient = npmClient{Pkg: "@anthropic-ai/claude-code", Version: "2.1.328", Bin: "claude"}
-	codexClient  = npmClient{Pkg: "@openai/codex", Version: "0.169.0", Bin: "codex"}
-	geminiClient = npmClient{Pkg: "@google/gemini-cli", Version: "0.61.0", Bin: "gemini"}
-	qwenClient   = npmClient{Pkg: "@qwen-code/qwen-code", Version: "0.24.4", Bin: "qwen"}
+	claudeClient  = npmClient{Pkg: "@anthropic-ai/claude-code", Version: "2.1.328", Bin: "claude"}
+	codexClient   = npmClient{Pkg: "@openai/codex", Version: "0.169.0", Bin: "codex"}
+	geminiClient  = npmClient{Pkg: "@google/gemini-cli", Version: "0.61.0", Bin: "gemini"}
+	qwenClient    = npmClient{Pkg: "@qwen-code/qwen-code", Version: "0.24.4", Bin: "qwen"}
+	copilotClient = npmClient{Pkg: "@github/copilot", Version: "1.0.102", Bin: "copilot"}
 )
 
 // binary is the leasedeck executable built for this run.

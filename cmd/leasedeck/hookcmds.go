@@ -179,7 +179,8 @@ func runInstall(args []string, e *env) int {
 		return exitInvalid
 	}
 	home, _ := os.UserHomeDir()
-	loc := bridge.Locations{Workspace: w.Root, Home: home, CodexHome: os.Getenv("CODEX_HOME"), GeminiHome: os.Getenv("GEMINI_CLI_HOME")}
+	loc := bridge.Locations{Workspace: w.Root, Home: home, CodexHome: os.Getenv("CODEX_HOME"), GeminiHome: os.Getenv("GEMINI_CLI_HOME"),
+		CopilotHome: os.Getenv("COPILOT_HOME")}
 	path, err := bridge.SettingsPath(a.Name(), bridge.Scope(*scope), loc)
 	if err != nil {
 		e.errorf("%v", err)

@@ -1,0 +1,102 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leasedeck/leasedeck/e2e/fakemodel"
+)
+
+// ---- GitHub Copilot CLI ----
+
+var copilotDialect = dialect{
+	client: "copilot", agent: "github-copilot",
+	read: func(e *env, rel string) fakemodel.Call {
+		return fakemodel.Call{Name: "view", Input: map[string]any{"path": e.path(rel)}}
+	},
+	write: func(e *env, rel, content string) fakemodel.Call {
+		return fakemodel.Call{Name: "create", Input: map[string]any{"path": e.path(rel), "file_text": content + "\n"}}
+	},
+	shell: func(cmd string) fakemodel.Call {
+		return fakemodel.Call{Name: "bash", Input: map[string]any{"command": cmd, "description": "scripted"}}
+	},
+	gateEvent: "PreToolUse",
+	lifecycle: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
+}
+
+// copilotProviderKey occurs nowhere else: Copilot CLI masks the key's
+// text wherever it appears in its output.
+const copilotProviderKey = "e2e-provider-key-7731"
+
+// copilotVars is the environment for a headless BYOK run against the fake
+// Chat Completions API: no GitHub account, nothing but loopback
+// (COPILOT_OFFLINE). The native package is unpacked once into a shared
+// cache.
+func copilotVars(e *env, baseURL string) []string {
+	return e.with("COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false",
+		"COPILOT_PROVIDER_BASE_URL="+baseURL+"/v1", "COPILOT_PROVIDER_API_KEY="+copilotProviderKey, "COPILOT_MODEL=fake-model",
+		"COPILOT_CACHE_HOME="+filepath.Join(filepath.Dir(cacheRoot()), "copilot-cache"))
+}
+
+func copilotArgs(prompt string) []string {
+	// --allow-all-tools: leasedeck is the only thing refusing, so what the
+	// disk shows is leasedeck's doing.
+	return []string{"-p", prompt, "--allow-all-tools", "--no-auto-update"}
+}
+
+// plantCopilotRecorder writes a user's own hook file in ~/.copilot/hooks
+// that saves each payload and decides nothing; install must leave it be.
+func (e *env) plantCopilotRecorder() string {
+	e.t.Helper()
+	dir := filepath.Join(e.root, "events")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	cmd := `cat > "` + dir + `/$(date +%s%N)-$$.json"`
+	hooks := map[string]any{}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"} {
+		hooks[ev] = []any{map[string]any{"type": "command", "bash": cmd, "timeoutSec": 10}}
+	}
+	b, _ := json.MarshalIndent(map[string]any{"version": 1, "hooks": hooks}, "", "  ")
+	p := filepath.Join(e.home, ".copilot", "hooks", "my-recorder.json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+func TestCopilotCLI(t *testing.T) {
+	requireClientE2E(t, "copilot")
+	copilot := client(t, copilotClient)
+	e := governedWorkspace(t, "github-copilot")
+	mine := e.plantCopilotRecorder()
+	before, _ := os.ReadFile(mine)
+	// Project hooks load only in a trusted folder; the user's do not need it.
+	note := e.install("copilot", "--scope", "user")
+	hooks := filepath.Join(e.home, ".copilot", "hooks", "leasedeck-copilot.json")
+	if b, err := os.ReadFile(hooks); err != nil || !strings.Contains(string(b), jsonString(binary+" hook copilot --workspace "+e.ws)) {
+		t.Fatalf("leasedeck install copilot: %v %s %s", err, b, note)
+	}
+	if after, _ := os.ReadFile(mine); string(after) != string(before) {
+		t.Fatalf("install changed the user's own hook file")
+	}
+	srv := fakemodel.NewChat()
+	defer srv.Close()
+	srv.AddScript(fakemodel.Script{Name: "main", Steps: standardSteps(e, copilotDialect, srv.URL)})
+	h := standardHuman(e)
+	prompt := "Tidy the repository. My key is " + plantedPromptSecret + " " + fakemodel.Marker("main")
+	run := e.runClient(6*time.Minute, copilotVars(e, srv.URL), copilot, copilotArgs(prompt)...)
+	seen := h.finish()
+	t.Logf("copilot -p: exit %d in %s", run.code, run.took.Round(time.Millisecond))
+	if run.code != 0 || !strings.Contains(run.stdout, "All done.") {
+		t.Fatalf("copilot -p: exit %d\nstdout: %s\nstderr: %s", run.code, tail(run.stdout, 3000), tail(run.stderr, 3000))
+	}
+	checkStandard(t, e, copilotDialect, srv, seen, prompt, "Tidy the repository", plantedPromptSecret, plantedInputSecret, "PLANTED")
+}
