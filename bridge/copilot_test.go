@@ -207,3 +207,26 @@ func TestCopilotInstall(t *testing.T) {
 		}
 	}
 }
+
+// doctor reads Copilot's handlers ("bash", no matcher level) as install
+// writes them.
+func TestCopilotInspect(t *testing.T) {
+	opts := installOpts("copilot")
+	res, err := Install("copilot", []byte(`{"version":1,"hooks":{"PreToolUse":[{"type":"command","bash":"./audit.sh"}]}}`), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := Inspect("copilot", res.Bytes, Owner{Client: "copilot", Commands: []string{opts.Command}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := 0
+	for _, h := range in.Hooks {
+		if h.Ours && h.Command == opts.Command {
+			ours++
+		}
+	}
+	if want := len(copilotAdapter{}.Events()); ours != want {
+		t.Errorf("Inspect found %d of leasedeck's %d handlers: %+v", ours, want, in.Hooks)
+	}
+}

@@ -193,7 +193,18 @@ func (o Owner) owns(h *jsonObject) bool {
 	if RuntimeAgent(o.Client) == "claude-code" && isOurHTTPHook(h) {
 		return true
 	}
-	cmd, _ := h.get("command")
-	cs, ok := cmd.(string)
-	return ok && o.OwnsCommand(cs)
+	cs := handlerCommand(h)
+	return cs != "" && o.OwnsCommand(cs)
+}
+
+// handlerCommand is a command handler's command line: "command", or
+// Copilot CLI's "bash".
+func handlerCommand(h *jsonObject) string {
+	for _, k := range []string{"command", "bash"} {
+		if v, ok := h.get(k); ok {
+			s, _ := v.(string)
+			return s
+		}
+	}
+	return ""
 }

@@ -51,8 +51,7 @@ func Inspect(client string, settings []byte, owner Owner) (Inspection, error) {
 	var in Inspection
 	httpHooks := false
 	walkHandlers(a.Name(), hooks, func(event string, h *jsonObject) bool {
-		cmd, _ := h.get("command")
-		cs, _ := cmd.(string)
+		cs := handlerCommand(h)
 		hc, parsed := ParseHookCommand(cs)
 		ours := owner.owns(h)
 		if !ours && !(parsed && hc.Client == owner.Client) && !strings.Contains(cs, "leasedeck") {
@@ -134,7 +133,7 @@ func walkHandlers(client string, hooks *jsonObject, fn func(event string, h *jso
 			}
 			inner, grouped := o.get("hooks")
 			hs, isList := inner.([]any)
-			if client == "vscode" || !grouped || !isList {
+			if flatHandlers(client) || !grouped || !isList {
 				if fn(m.Key, o) {
 					removed = true
 					continue

@@ -344,11 +344,7 @@ func ceilSeconds(d time.Duration) int64 {
 // changed, plus notes about entries it leaves alone.
 func ensureHandler(client string, list []any, want *jsonObject, owner Owner, spec EventSpec) (found, changed bool, notes []string) {
 	check := func(h *jsonObject, matcher any) {
-		cmd, ok := h.get("command")
-		if !ok {
-			cmd, _ = h.get("bash") // Copilot CLI's handler
-		}
-		cs, _ := cmd.(string)
+		cs := handlerCommand(h)
 		if owner.owns(h) {
 			if found {
 				return // a duplicate of ours: left as it is
