@@ -100,3 +100,11 @@ func TestCopilotCLI(t *testing.T) {
 	}
 	checkStandard(t, e, copilotDialect, srv, seen, prompt, "Tidy the repository", plantedPromptSecret, plantedInputSecret, "PLANTED")
 }
+
+// TestCopilotCLIHungRegistry: Copilot CLI runs the tool when a hook times
+// out; leasedeck's hook answers "deny" before the timeoutSec install wrote.
+func TestCopilotCLIHungRegistry(t *testing.T) {
+	requireClientE2E(t, "copilot")
+	copilot := client(t, copilotClient)
+	hungRegistry(t, copilotDialect, "github-copilot", copilot, copilotVars, copilotArgs, "--scope", "user")
+}

@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -74,4 +76,67 @@ func TestQwenCode(t *testing.T) {
 		t.Fatalf("qwen -p: exit %d\nstdout: %s\nstderr: %s", run.code, tail(run.stdout, 3000), tail(run.stderr, 3000))
 	}
 	checkStandard(t, e, qwenDialect, srv, seen, prompt, "Tidy the repository", plantedPromptSecret, plantedInputSecret, "PLANTED")
+}
+
+// freezeRegistry stops the registry process (SIGSTOP): its socket still
+// accepts connections, but nothing answers, like a registry that hangs.
+func (e *env) freezeRegistry(sig syscall.Signal) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.serve != nil {
+		e.serve.Process.Signal(sig)
+	}
+}
+
+// hungRegistry runs one shell call while the registry hangs, for a client
+// that lets the call run when its hook times out. The policy's approval
+// timeout is cut to 2 s before install, so the hook timeout install writes
+// is 32 s; the hook must answer "deny" itself before that.
+func hungRegistry(t *testing.T, d dialect, agentFile, exe string, vars func(e *env, url string) []string, args func(prompt string) []string, installArgs ...string) {
+	e := governedWorkspace(t, agentFile)
+	policy := filepath.Join(e.ws, ".leasedeck", "policy.json")
+	b, err := os.ReadFile(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	p["approval_timeout_ms"] = 2000
+	b, _ = json.MarshalIndent(p, "", "  ")
+	if err := os.WriteFile(policy, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.install(d.client, installArgs...)
+	srv := fakemodel.NewChat(fakemodel.Script{Name: "main", Steps: []fakemodel.Step{
+		{Before: func() { e.freezeRegistry(syscall.SIGSTOP) }, Calls: []fakemodel.Call{d.shell("touch src/while_hung.txt")}},
+		{Before: func() { e.freezeRegistry(syscall.SIGCONT) }, Text: "All done."},
+	}})
+	defer srv.Close()
+	t.Cleanup(func() { e.freezeRegistry(syscall.SIGCONT) })
+	run := e.runClient(4*time.Minute, vars(e, srv.URL), exe, args("Touch a file. "+fakemodel.Marker("main"))...)
+	t.Logf("%s with the registry hung: exit %d in %s", d.client, run.code, run.took.Round(time.Millisecond))
+	rs, ok := srv.ResultsAfter("main", 0)
+	if !ok || len(rs) != 1 {
+		t.Fatalf("no tool result came back: %v %+v\nstdout: %s\nstderr: %s", ok, rs, tail(run.stdout, 2000), tail(run.stderr, 2000))
+	}
+	t.Logf("the model got: %s", rs[0].Text)
+	if exists(e.path("src/while_hung.txt")) {
+		t.Fatalf("the call ran while the registry hung (the client's hook timeout let it through): %s", rs[0].Text)
+	}
+	if !contains(rs[0].Text, "leasedeck") || !contains(rs[0].Text, "refused") {
+		t.Errorf("the model did not get leasedeck's refusal: %s", rs[0].Text)
+	}
+	if run.took < 20*time.Second {
+		t.Errorf("the run took %s: the hook cannot have waited for the hung registry", run.took)
+	}
+}
+
+// TestQwenCodeHungRegistry: Qwen Code runs the tool when a hook times
+// out; leasedeck's hook answers "deny" before the timeout install wrote.
+func TestQwenCodeHungRegistry(t *testing.T) {
+	requireClientE2E(t, "qwen")
+	qwen := client(t, qwenClient)
+	hungRegistry(t, qwenDialect, "qwen-code", qwen, qwenVars, func(prompt string) []string { return []string{"-p", prompt, "--yolo"} })
 }
