@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/leasedeck/leasedeck/bridge"
@@ -23,6 +24,12 @@ const MaxPayload = 64 << 20
 // MaxInFlight bounds the hooks answered at once; one past it is refused
 // (503), which a client told to block on failure treats as a refusal.
 const MaxInFlight = 64
+
+// MaxConnections bounds the connections held open at once (a client keeps
+// its connection alive between hooks); one past it is closed at once, so
+// that no local process can use up the registry's file descriptors, which
+// its socket needs for everyone else.
+const MaxConnections = 128
 
 // Server answers Claude Code's HTTP hooks for one registry.
 type Server struct {
@@ -51,9 +58,23 @@ func Listen(e Endpoint) (net.Listener, error) {
 // told to block on failure, refuses the call).
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	s.inFlight = make(chan struct{}, MaxInFlight)
+	// Counted here rather than with a limiting listener from
+	// golang.org/x/net, which would bring a newer x/text under the
+	// cockpit's renderer for ten lines.
+	var open atomic.Int64
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: 64 << 10, ErrorLog: log.New(io.Discard, "", 0),
-		BaseContext: func(net.Listener) context.Context { return ctx }}
+		BaseContext: func(net.Listener) context.Context { return ctx },
+		ConnState: func(c net.Conn, st http.ConnState) {
+			switch st {
+			case http.StateNew:
+				if open.Add(1) > MaxConnections {
+					c.Close()
+				}
+			case http.StateClosed, http.StateHijacked:
+				open.Add(-1)
+			}
+		}}
 	stop := context.AfterFunc(ctx, func() { srv.Close() })
 	defer stop()
 	err := srv.Serve(l)
