@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,6 +25,12 @@ const MaxPayload = 64 << 20
 // MaxInFlight bounds the hooks answered at once; one past it is refused
 // (503), which a client told to block on failure treats as a refusal.
 const MaxInFlight = 64
+
+// MaxBuffered bounds the payload bytes held at once across every hook
+// being answered: a payload must say its length, and one that would take
+// the total past this is refused (503) before it is read, so no caller can
+// make the registry hold MaxInFlight payloads of MaxPayload bytes.
+const MaxBuffered = 256 << 20
 
 // MaxConnections bounds the connections held open at once (a client keeps
 // its connection alive between hooks); one past it is closed at once, so
@@ -46,6 +53,25 @@ type Server struct {
 	CapabilityDir string
 
 	inFlight chan struct{}
+	bufMu    sync.Mutex
+	buffered int64 // payload bytes reserved by the hooks being answered
+}
+
+// reserve takes n bytes of the payload budget, or reports that it cannot.
+func (s *Server) reserve(n int64) bool {
+	s.bufMu.Lock()
+	defer s.bufMu.Unlock()
+	if s.buffered+n > MaxBuffered {
+		return false
+	}
+	s.buffered += n
+	return true
+}
+
+func (s *Server) release(n int64) {
+	s.bufMu.Lock()
+	s.buffered -= n
+	s.bufMu.Unlock()
 }
 
 // Listen binds the endpoint's loopback address.
@@ -113,8 +139,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "too many hooks at once", http.StatusServiceUnavailable)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxPayload))
-	if err != nil {
+	size := r.ContentLength
+	switch {
+	case size < 0:
+		http.Error(w, "a hook payload must say its length (Content-Length)", http.StatusLengthRequired)
+		return
+	case size > MaxPayload:
+		http.Error(w, "the hook payload is too large", http.StatusRequestEntityTooLarge)
+		return
+	case !s.reserve(size):
+		http.Error(w, "too many large hook payloads at once", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.release(size)
+	body := make([]byte, size)
+	if _, err := io.ReadFull(r.Body, body); err != nil {
 		http.Error(w, "the hook payload could not be read: "+err.Error(), http.StatusRequestEntityTooLarge)
 		return
 	}

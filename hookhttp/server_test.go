@@ -1,10 +1,12 @@
 package hookhttp
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,5 +72,41 @@ func TestConnectionsAreCapped(t *testing.T) {
 			t.Fatalf("the endpoint did not answer again after the held connections closed: %v", err)
 		}
 		time.Sleep(10 * time.Millisecond) // the server notices the closed connections
+	}
+}
+
+// A payload must say its length, within MaxPayload, before anything of it
+// is held: a chunked body and an announced giant are refused unread.
+func TestPayloadsAreBounded(t *testing.T) {
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := Endpoint{Port: l.Addr().(*net.TCPAddr).Port, Token: strings.Repeat("cd", 32)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- (&Server{Endpoint: ep}).Serve(ctx, l) }()
+	defer func() { cancel(); <-done }()
+	head := "POST " + Path + " HTTP/1.1\r\nHost: " + ep.Addr() + "\r\nAuthorization: Bearer " + ep.Token + "\r\n"
+	for name, c := range map[string]struct {
+		req  string
+		want string
+	}{
+		"chunked":   {head + "Transfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n0\r\n\r\n", " 411 "},
+		"too large": {head + "Content-Length: " + strconv.Itoa(MaxPayload+1) + "\r\n\r\n{", " 413 "},
+	} {
+		t.Run(name, func(t *testing.T) {
+			conn, err := net.Dial("tcp4", ep.Addr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.SetDeadline(time.Now().Add(10 * time.Second))
+			conn.Write([]byte(c.req))
+			line, err := bufio.NewReader(conn).ReadString('\n')
+			if err != nil || !strings.Contains(line, c.want) {
+				t.Fatalf("answer %q (%v), want%s", line, err, c.want)
+			}
+		})
 	}
 }
