@@ -69,7 +69,12 @@ type Service struct {
 	// is the fold of exactly the lines before the journal's position.
 	foldGate sync.RWMutex
 	mu       sync.Mutex
-	st       *State
+	// newSessions is held while a session the registry has not seen is
+	// given its lease, from the second look-up to the journaled start, so
+	// that two hooks beginning the same session at once (Copilot CLI runs
+	// a session's hooks without waiting for one another) issue one lease.
+	newSessions sync.Mutex
+	st          *State
 	// In-flight reservations, so that concurrent decisions made while a
 	// line is being written cannot together overspend a budget or a
 	// fan-out: steps reserved under each lease (charged up the chain) and

@@ -125,6 +125,14 @@ func (s *Service) Admit(req AdmitRequest) (AdmitResult, error) {
 	}
 	now := s.Now()
 	ad, early, err := s.admitLookup(req, now)
+	if err == nil && early == nil && ad.sess == nil && !req.noIssue {
+		// A new session: look again while no other admit can issue its
+		// lease; one that did meanwhile is found (and, for a caller with
+		// no capability for it, refused as a session that began).
+		s.newSessions.Lock()
+		defer s.newSessions.Unlock()
+		ad, early, err = s.admitLookup(req, now)
+	}
 	if err != nil {
 		return derefAdmit(early), err
 	}
