@@ -180,3 +180,30 @@ func TestOpenCodeTask(t *testing.T) {
 	}
 	e.checkJournal("Write the file", "Delegate")
 }
+
+// TestOpenCodeFailsClosed: a plugin whose hook cannot run (the binary is
+// gone) lets nothing run in the real OpenCode.
+func TestOpenCodeFailsClosed(t *testing.T) {
+	requireClientE2E(t, "opencode")
+	oc := client(t, opencodeClient)
+	e := governedWorkspace(t, "opencode")
+	e.install("opencode", "--command", e.root+"/gone/leasedeck")
+	srv := fakemodel.NewChat(fakemodel.Script{Name: "main", Steps: []fakemodel.Step{
+		{Calls: []fakemodel.Call{ocCall("bash", map[string]any{"command": "touch src/ran.txt", "description": "touch"})}},
+		{Text: "All done."},
+	}})
+	defer srv.Close()
+	run := e.runClient(5*time.Minute, opencodeVars(e, srv.URL), oc, opencodeArgs("Work. "+fakemodel.Marker("main"))...)
+	t.Logf("opencode run: exit %d in %s, %d model turns", run.code, run.took.Round(time.Millisecond), len(srv.Turns("main")))
+	if exists(e.path("src/ran.txt")) {
+		t.Fatal("a call ran with no hook to check it")
+	}
+	// The turn itself is refused (the plugin cannot begin it: chat.message
+	// throws): OpenCode makes no model call, exits 1 and says why.
+	if n := len(srv.Turns("main")); n != 0 || run.code == 0 {
+		t.Errorf("exit %d with %d model calls in a turn leasedeck could not begin", run.code, n)
+	}
+	if !contains(run.stdout+run.stderr, "the hook could not run") {
+		t.Errorf("the user was not told why:\nstdout: %s\nstderr: %s", tail(run.stdout, 1500), tail(run.stderr, 1500))
+	}
+}
