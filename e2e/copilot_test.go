@@ -108,3 +108,69 @@ func TestCopilotCLIHungRegistry(t *testing.T) {
 	copilot := client(t, copilotClient)
 	hungRegistry(t, copilotDialect, "github-copilot", copilot, copilotVars, copilotArgs, "--scope", "user")
 }
+
+// TestCopilotCLISubagent: a `task` call runs a subagent whose own hook
+// events name it as the session; it gets a child lease under the
+// session's, its calls are gated, and everything closes at SessionEnd.
+func TestCopilotCLISubagent(t *testing.T) {
+	requireClientE2E(t, "copilot")
+	copilot := client(t, copilotClient)
+	e := governedWorkspace(t, "github-copilot")
+	e.plantCopilotRecorder()
+	e.install("copilot", "--scope", "user")
+	srv := fakemodel.NewChat(
+		fakemodel.Script{Name: "main", Steps: []fakemodel.Step{
+			{Calls: []fakemodel.Call{{Name: "task", Input: map[string]any{"agent_type": "general-purpose", "name": "helper",
+				"description": "look around", "prompt": "Look around. " + fakemodel.Marker("sub")}}}},
+			{Text: "All done."},
+		}},
+		fakemodel.Script{Name: "sub", Steps: []fakemodel.Step{
+			{Calls: []fakemodel.Call{copilotDialect.shell("echo sub > src/from_subagent.txt")}},
+			{Calls: []fakemodel.Call{copilotDialect.shell("echo ok && sudo id")}},
+			{Text: "Subagent done."},
+		}},
+	)
+	defer srv.Close()
+	run := e.runClient(4*time.Minute, copilotVars(e, srv.URL), copilot, copilotArgs("Delegate. "+fakemodel.Marker("main"))...)
+	t.Logf("copilot -p: exit %d in %s", run.code, run.took.Round(time.Millisecond))
+	if run.code != 0 || !strings.Contains(run.stdout, "All done.") {
+		t.Fatalf("copilot -p: exit %d\nstdout: %s\nstderr: %s", run.code, tail(run.stdout, 3000), tail(run.stderr, 3000))
+	}
+	if b, err := os.ReadFile(e.path("src/from_subagent.txt")); err != nil || string(b) != "sub\n" {
+		t.Errorf("the subagent's allowed call did not run: %v", err)
+	}
+	if rs, ok := srv.ResultsAfter("sub", 1); !ok || len(rs) != 1 || !contains(rs[0].Text, "command sudo is denied") {
+		t.Errorf("the subagent's sudo was not refused with the reason: %+v", rs)
+	}
+	ls := e.leases()
+	var root string
+	for _, l := range ls {
+		if l.ParentID == "" {
+			root = l.ID
+		}
+		if l.Live {
+			t.Errorf("lease %s (%s) is still live after SessionEnd", l.ID, l.Agent)
+		}
+	}
+	children := 0
+	for _, l := range ls {
+		if root != "" && l.ParentID == root {
+			children++
+			t.Logf("child lease %s %q %s", l.ID, l.Agent, l.Status)
+		}
+	}
+	if len(ls) != 2 || children != 1 {
+		t.Errorf("want one session lease with one child lease, got %+v", ls)
+	}
+	events := e.recorded()
+	if got, want := e.gateDecisions(), eventCounts(events)["PreToolUse"]; got != want {
+		t.Errorf("%d gate decisions for %d PreToolUse events", got, want)
+	}
+	raw := rawIDs(events)
+	for _, m := range events {
+		if s, _ := m["parent_agent_id"].(string); s != "" {
+			raw = append(raw, s)
+		}
+	}
+	e.checkJournal(raw...)
+}
