@@ -203,8 +203,10 @@ func TestApprovalFloodIsCapped(t *testing.T) {
 	refused := 0
 	for refused < flood-DefaultMaxPendingApprovals {
 		e := <-answers
-		// Past the connection cap a request is refused before it is read.
-		if e != nil && e.Code == wire.TooManyConnections {
+		// Past the connection cap a request is refused before it is read;
+		// on a loaded machine the kernel's listen backlog may fill first
+		// and refuse the connection itself (EAGAIN): refused just the same.
+		if e != nil && (e.Code == wire.TooManyConnections || e.Code == "dial" && strings.Contains(e.Message, "resource temporarily unavailable")) {
 			refused++
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -121,14 +122,42 @@ func (h *Handler) Serve(ctx context.Context, l net.Listener) error {
 	}
 }
 
-// refuse answers a connection past the cap with one error line and
-// closes it. The line is small and the socket's buffer empty, so the
-// write does not wait; its deadline is for a peer that is already gone.
+// refuse answers a connection past the cap with one error line. The
+// line is small and a new socket's buffer empty, so the write does not
+// wait; the deadline is only for a peer that is already gone, and is
+// generous because on a loaded machine the deadline can pass before the
+// write is even scheduled (which lost refusals under load).
 func refuse(c net.Conn, lim ConnLimits) {
-	defer c.Close()
-	c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+	c.SetWriteDeadline(time.Now().Add(time.Second))
 	json.NewEncoder(c).Encode(wire.Response{Error: wire.Errorf(wire.TooManyConnections,
 		"the registry already serves %d connections; try again later", lim.MaxConnections)})
+	select {
+	case lingering <- struct{}{}:
+		go func() {
+			defer func() { <-lingering }()
+			lingerClose(c)
+		}()
+	default:
+		c.Close()
+	}
+}
+
+// lingering bounds the refused connections held open at once while their
+// unread requests drain, so a flood past the cap cannot hold descriptors.
+var lingering = make(chan struct{}, 512)
+
+// lingerClose closes a refused connection without losing its answer.
+// Closing a Unix socket whose request is still unread resets the peer,
+// which may then never see the refusal (ECONNRESET instead of the line);
+// so the write side is shut first, the peer's request read and dropped
+// (bounded in size and time), and only then is the socket closed.
+func lingerClose(c net.Conn) {
+	defer c.Close()
+	if uc, ok := c.(*net.UnixConn); ok {
+		uc.CloseWrite()
+	}
+	c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+	io.Copy(io.Discard, io.LimitReader(c, 64<<10))
 }
 
 // serveConn answers one connection's messages in order. A reader
