@@ -120,10 +120,10 @@ func deniedBy(g *Manifest, use resources.Use) string {
 			return fmt.Sprintf("command %s is denied (deny.commands)", exe)
 		}
 	}
-	paths := append(append([]resources.PathRef{}, use.Reads...), use.Writes...)
-	for _, p := range paths {
-		for _, pat := range g.Deny.Paths {
-			if resources.MatchDenyPath(pat, p) {
+	deny := resources.CompileDenyPaths(g.Deny.Paths)
+	for _, list := range [][]resources.PathRef{use.Reads, use.Writes} {
+		for _, p := range list {
+			if pat, ok := deny.Match(p); ok {
 				return fmt.Sprintf("path %s is denied by %s (deny.paths)", displayPath(p), pat)
 			}
 		}
@@ -131,10 +131,8 @@ func deniedBy(g *Manifest, use resources.Use) string {
 	// A shell argument may name a file the program opens itself (cat,
 	// cp, tar): one that matches a deny entry refuses the call.
 	for _, p := range use.Mentions {
-		for _, pat := range g.Deny.Paths {
-			if resources.MatchDenyPath(pat, p) {
-				return fmt.Sprintf("argument %s names a denied path (%s, deny.paths)", displayPath(p), pat)
-			}
+		if pat, ok := deny.Match(p); ok {
+			return fmt.Sprintf("argument %s names a denied path (%s, deny.paths)", displayPath(p), pat)
 		}
 	}
 	// A search pattern (Glob, Grep's glob) that can match a denied path

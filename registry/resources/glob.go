@@ -35,11 +35,9 @@ func matchRel(pattern, rel string) (match, valid bool) {
 	if rel == "." {
 		return pat == "**" || pat == ".", true
 	}
-	m, err := doublestar.Match(pat, rel)
-	if err != nil {
-		return false, false
-	}
-	return m, true
+	// cleanGlob validated pat: matching need not validate it again on
+	// every mismatch.
+	return doublestar.MatchUnvalidated(pat, rel), true
 }
 
 // cleanGlob drops "." segments, duplicate and trailing slashes. A pattern with
@@ -141,50 +139,150 @@ func MatchDenyPath(pattern string, ref PathRef) bool {
 
 // matchDeny is MatchDenyPath without case folding.
 func matchDeny(pattern string, ref PathRef) bool {
+	d := compileDeny(pattern)
+	return d.match(&ref)
+}
+
+// denyPattern is one deny entry cleaned for matching: home-relative ("~/…",
+// without the "~/"), absolute, or workspace-relative. A pattern that cannot
+// be interpreted (valid false) matches everything.
+type denyPattern struct {
+	raw   string
+	kind  byte // '~', '/' or 'r'
+	clean string
+	valid bool
+	// shape says how clean matches without the glob engine: 'l' a
+	// literal name, 'd' a literal directory and all below it ("x/**",
+	// dir the literal part), 'g' anything else.
+	shape byte
+	dir   string
+}
+
+func compileDeny(pattern string) denyPattern {
+	denyCache.RLock()
+	d, ok := denyCache.m[pattern]
+	denyCache.RUnlock()
+	if ok {
+		return d
+	}
+	d = compileDenyUncached(pattern)
+	denyCache.Lock()
+	if denyCache.m == nil {
+		denyCache.m = map[string]denyPattern{}
+	}
+	if len(denyCache.m) < maxCleanCache {
+		denyCache.m[pattern] = d
+	}
+	denyCache.Unlock()
+	return d
+}
+
+// denyCache remembers compiled deny patterns, which depend on the
+// pattern's text alone: a lease's deny list is matched on every call.
+var denyCache struct {
+	sync.RWMutex
+	m map[string]denyPattern
+}
+
+func compileDenyUncached(pattern string) denyPattern {
+	d := denyPattern{raw: pattern, kind: 'r'}
+	sub := pattern
 	switch {
 	case pattern == "~" || strings.HasPrefix(pattern, "~/"):
-		sub := strings.TrimPrefix(strings.TrimPrefix(pattern, "~"), "/")
+		d.kind = '~'
+		sub = strings.TrimPrefix(strings.TrimPrefix(pattern, "~"), "/")
 		if sub == "" {
 			sub = "."
 		}
-		pat, ok := cleanGlob(sub)
-		if !ok {
-			return true
-		}
-		for _, h := range []string{ref.Home, ref.lexHome} {
-			if h == "" {
+	case strings.HasPrefix(pattern, "/"):
+		d.kind = '/'
+	}
+	d.clean, d.valid = cleanGlob(sub)
+	d.shape = 'g'
+	switch {
+	case !strings.ContainsAny(d.clean, globMeta):
+		d.shape = 'l'
+	case strings.HasSuffix(d.clean, "/**") && !strings.ContainsAny(d.clean[:len(d.clean)-3], globMeta):
+		d.shape, d.dir = 'd', d.clean[:len(d.clean)-3]
+	}
+	return d
+}
+
+// globMeta are the characters doublestar gives a meaning.
+const globMeta = `*?[]{}\`
+
+// matches is matchCleaned for this pattern, by its shape.
+func (d *denyPattern) matches(rel string) bool {
+	switch {
+	case rel == "":
+		return false
+	case d.shape == 'l':
+		return rel == d.clean
+	case d.shape == 'd':
+		return rel == d.dir || strings.HasPrefix(rel, d.dir) && len(rel) > len(d.dir) && rel[len(d.dir)] == '/'
+	}
+	return matchCleaned(d.clean, rel)
+}
+
+// match is matchDeny: every form of ref, without case folding.
+func (d *denyPattern) match(ref *PathRef) bool {
+	if !d.valid {
+		return true
+	}
+	switch d.kind {
+	case '~':
+		for i, h := range []string{ref.Home, ref.lexHome} {
+			if h == "" || i == 1 && h == ref.Home {
 				continue
 			}
 			rel := "."
 			if h != "~" {
 				rel = strings.TrimPrefix(h, "~/")
 			}
-			if matchCleaned(pat, rel) {
+			if d.matches(rel) {
 				return true
 			}
 		}
 		return false
-	case strings.HasPrefix(pattern, "/"):
-		pat, ok := cleanGlob(pattern)
-		if !ok {
-			return true
-		}
+	case '/':
 		for _, abs := range []string{ref.Abs, ref.lexAbs} {
 			if abs == "" {
 				continue
 			}
-			if m, _ := doublestar.Match(pat, abs); m {
+			if doublestar.MatchUnvalidated(d.clean, abs) {
 				return true
 			}
 		}
 		return false
 	default:
-		pat, ok := cleanGlob(pattern)
-		if !ok {
-			return true
-		}
-		return matchCleaned(pat, ref.Rel) || matchCleaned(pat, ref.lexRel)
+		return d.matches(ref.Rel) || ref.lexRel != ref.Rel && d.matches(ref.lexRel)
 	}
+}
+
+// DenyPaths is a deny.paths list made ready to match the many paths of
+// one call: each pattern is cleaned once, not once per path.
+type DenyPaths struct{ patterns []denyPattern }
+
+// CompileDenyPaths prepares patterns for DenyPaths.Match.
+func CompileDenyPaths(patterns []string) DenyPaths {
+	d := DenyPaths{patterns: make([]denyPattern, len(patterns))}
+	for i, p := range patterns {
+		d.patterns[i] = compileDeny(p)
+	}
+	return d
+}
+
+// Match returns the first pattern that refuses ref, as MatchDenyPath
+// decides it.
+func (d DenyPaths) Match(ref PathRef) (string, bool) {
+	plain := !ref.foldWS && !ref.foldHome && !ref.AnySuffix
+	for i := range d.patterns {
+		p := &d.patterns[i]
+		if plain && p.match(&ref) || !plain && MatchDenyPath(p.raw, ref) {
+			return p.raw, true
+		}
+	}
+	return "", false
 }
 
 // matchCleaned is MatchGlob for a pattern cleanGlob has accepted.
@@ -195,6 +293,5 @@ func matchCleaned(pat, rel string) bool {
 	case ".":
 		return pat == "**" || pat == "."
 	}
-	m, err := doublestar.Match(pat, rel)
-	return err == nil && m
+	return doublestar.MatchUnvalidated(pat, rel)
 }

@@ -205,7 +205,7 @@ func (a *analyzer) mention(w *syntax.Word, c ctx) {
 	if len(w.Parts) == 1 && len(a.cwds) == 1 && a.cwds[0] == "" && !a.cwdUnknown {
 		// The common case, a plain word in the starting directory, without
 		// the allocations of the general one.
-		if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "~$*?[{\\-=") && l.Value != "" {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && !containsAnyOf(l.Value, &plainWordStops) && l.Value != "" {
 			a.add(&a.use.Operands, "o:", l.Value)
 			return
 		}
@@ -234,3 +234,26 @@ func (a *analyzer) mention(w *syntax.Word, c ctx) {
 		}
 	}
 }
+
+// byteSet is a set of bytes, for the tests run on every word: ContainsAny
+// builds its set on every call.
+type byteSet [256]bool
+
+func newByteSet(chars string) (s byteSet) {
+	for i := 0; i < len(chars); i++ {
+		s[chars[i]] = true
+	}
+	return s
+}
+
+func containsAnyOf(s string, set *byteSet) bool {
+	for i := 0; i < len(s); i++ {
+		if set[s[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// plainWordStops are the bytes that keep a word from being a plain operand.
+var plainWordStops = newByteSet("~$*?[{\\-=")

@@ -48,15 +48,34 @@ func (a *analyzer) script(src string, c ctx) {
 // so each leaves its bytes in the text — unless a backslash-newline splits
 // it, which the line continuation joins again: such a line is walked.
 func mayHoldLoopOrFunction(src string) bool {
-	for _, s := range loopOrFunctionText {
-		if strings.Contains(src, s) {
+	// One pass over the text: strings.Contains per keyword would scan a
+	// long line once per keyword, stopping at every "s" of "status".
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case ')':
 			return true
+		case '\\':
+			if i+1 < len(src) && src[i+1] == '\n' {
+				return true
+			}
+		case 'w', 'u', 'f', 's':
+			if i+1 < len(src) && keywordSecond[src[i+1]] {
+				for _, k := range loopOrFunctionText {
+					if strings.HasPrefix(src[i:], k) {
+						return true
+					}
+				}
+			}
 		}
 	}
 	return false
 }
 
-var loopOrFunctionText = []string{"while", "until", "for", "select", "function", ")", "\\\n"}
+var loopOrFunctionText = []string{"while", "until", "for", "select", "function"}
+
+// keywordSecond are the second letters of loopOrFunctionText, a cheap
+// first test.
+var keywordSecond = newByteSet("hnoeu")
 
 // nested analyses a script run by the current shell or a child shell that
 // inherits the current standard input.

@@ -107,33 +107,40 @@ var dirCache struct {
 }
 
 type cachedDir struct {
-	resolved string
-	fold     bool // its file system ignores case
-	at       time.Time
+	dirInfo
+	at time.Time
+}
+
+// dirInfo is what the resolution of a workspace or home directory keeps.
+type dirInfo struct {
+	resolved string // symbolic links resolved
+	clean    string // as spelled, cleaned
+	fold     bool   // its file system ignores case
 }
 
 // resolveDir is resolve for the workspace and home directories, cached,
-// with whether the directory's file system ignores case.
-func resolveDir(dir string) (string, bool, error) {
+// with the directory as spelled, cleaned, and whether its file system
+// ignores case.
+func resolveDir(dir string) (dirInfo, error) {
 	now := time.Now()
 	dirCache.Lock()
 	c, ok := dirCache.m[dir]
 	dirCache.Unlock()
 	if ok && now.Sub(c.at) < dirCacheTTL {
-		return c.resolved, c.fold, nil
+		return c.dirInfo, nil
 	}
 	r, err := resolve(dir)
 	if err != nil {
-		return "", false, err
+		return dirInfo{}, err
 	}
-	fold := caseInsensitive(r)
+	d := dirInfo{resolved: r, clean: filepath.Clean(dir), fold: caseInsensitive(r)}
 	dirCache.Lock()
 	if dirCache.m == nil || len(dirCache.m) > 64 {
 		dirCache.m = map[string]cachedDir{}
 	}
-	dirCache.m[dir] = cachedDir{resolved: r, fold: fold, at: now}
+	dirCache.m[dir] = cachedDir{dirInfo: d, at: now}
 	dirCache.Unlock()
-	return r, fold, nil
+	return d, nil
 }
 
 // isMissing reports the errors that mean "nothing is there": the path, or one

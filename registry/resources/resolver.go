@@ -57,15 +57,18 @@ func newPathResolver(workspace string) (r pathResolver) {
 	if r.homeErr == nil && !filepath.IsAbs(r.home) {
 		r.homeErr = fmt.Errorf("home directory %q is not absolute", r.home)
 	}
-	ws, fold, err := resolveDir(workspace)
+	ws, err := resolveDir(workspace)
 	if err != nil {
 		r.wsErr = fmt.Errorf("cannot resolve workspace %q: %w", workspace, err)
 		return
 	}
-	r.ws, r.cleanWS, r.foldWS = ws, filepath.Clean(workspace), fold
+	r.ws, r.cleanWS, r.foldWS = ws.resolved, ws.clean, ws.fold
 	if r.homeErr == nil {
-		r.homeRes, r.foldHome, r.homeResErr = resolveDir(r.home)
-		r.cleanHome = filepath.Clean(r.home)
+		home, err := resolveDir(r.home)
+		r.homeRes, r.cleanHome, r.foldHome, r.homeResErr = home.resolved, home.clean, home.fold, err
+		if err != nil {
+			r.cleanHome = filepath.Clean(r.home)
+		}
 	}
 	return
 }
@@ -82,6 +85,7 @@ func (r *pathResolver) resolve(p string) (PathRef, error) {
 	}
 	var raw, abs string
 	var err error
+	relative := false
 	switch {
 	case p == "~" || strings.HasPrefix(p, "~/"):
 		if r.homeErr != nil {
@@ -100,7 +104,7 @@ func (r *pathResolver) resolve(p string) (PathRef, error) {
 		// Resolution is left to right, so resolving the workspace first
 		// and the relative rest from there is the same walk, minus the
 		// system calls for the workspace's own components.
-		raw = r.workspace + "/" + p
+		relative = true
 		abs, err = r.walk(r.ws, p)
 	}
 	if err != nil {
@@ -112,7 +116,17 @@ func (r *pathResolver) resolve(p string) (PathRef, error) {
 	if rel, ok := relTo(r.ws, abs); ok {
 		ref.Rel, ref.Inside = rel, true
 	}
-	lexAbs := filepath.Clean(raw)
+	var lexAbs string
+	switch {
+	case relative && plainRelative(p) && isJoin(abs, r.cleanWS, p):
+		lexAbs = abs // no link on the way: the spelled form is the resolved one
+	case relative && plainRelative(p):
+		lexAbs = joinComponent(r.cleanWS, p) // Clean would change nothing after the workspace
+	case relative:
+		lexAbs = filepath.Clean(r.workspace + "/" + p)
+	default:
+		lexAbs = filepath.Clean(raw)
+	}
 	ref.lexAbs = lexAbs
 	if rel, ok := relTo(r.cleanWS, lexAbs); ok {
 		ref.lexRel = rel
@@ -218,4 +232,35 @@ func (r *pathResolver) lstat(p string) pathEntry {
 	}
 	r.entries[p] = e
 	return e
+}
+
+// plainRelative reports whether the relative path p is clean already: no
+// empty, "." or ".." component, no leading or trailing slash.
+func plainRelative(p string) bool {
+	if p == "" || p[0] == '/' || p[len(p)-1] == '/' || filepath.Separator != '/' {
+		return false
+	}
+	for rest := p; rest != ""; {
+		comp := rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			comp, rest = rest[:i], rest[i+1:]
+			if rest == "" {
+				return false
+			}
+		} else {
+			rest = ""
+		}
+		if comp == "" || comp == "." || comp == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// isJoin reports whether s is dir + "/" + p, without building that string.
+func isJoin(s, dir, p string) bool {
+	if dir == "/" {
+		return len(s) == 1+len(p) && s[0] == '/' && s[1:] == p
+	}
+	return len(s) == len(dir)+1+len(p) && strings.HasPrefix(s, dir) && s[len(dir)] == '/' && strings.HasSuffix(s, p)
 }

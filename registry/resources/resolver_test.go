@@ -132,3 +132,66 @@ func TestLongListsStayDeduplicated(t *testing.T) {
 		t.Errorf("%d reads, want %d", len(u.Reads), len(want))
 	}
 }
+
+// The fast path for a plain relative path gives what filepath.Clean gives.
+func TestPlainRelativeIsClean(t *testing.T) {
+	parts := []string{"a", ".", "..", "", "b.c", "..d", ".e"}
+	for _, x := range parts {
+		for _, y := range parts {
+			for _, sep := range []string{"/", "//"} {
+				p := x + sep + y
+				for _, q := range []string{p, x, p + "/", "/" + p} {
+					if plainRelative(q) && filepath.Clean("/ws/"+q) != "/ws/"+q {
+						t.Errorf("%q is taken for clean: Clean gives %q", q, filepath.Clean("/ws/"+q))
+					}
+				}
+			}
+		}
+	}
+	if !plainRelative("src/a.go") || plainRelative("src/../a") || plainRelative("./a") {
+		t.Error("plainRelative misjudges the obvious")
+	}
+}
+
+// A compiled deny list decides as MatchDenyPath does, pattern by pattern.
+func TestDenyPathsMatchAsMatchDenyPath(t *testing.T) {
+	f := newFixture(t)
+	patterns := []string{".env", "secrets/**", "~/.ssh/**", "~", "/etc/**", "../x", "[", "vault", "sub/*", "**/f", "~/.ssh/id_*"}
+	deny := CompileDenyPaths(patterns)
+	for _, p := range []string{"a.txt", "sub/f", "secrets/key", "tosecrets/key", "vaultlink", "~/.ssh/id_rsa", "/etc/passwd", "escape/x", "inlink/f", "."} {
+		ref, err := ResolvePath(f.ws, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ""
+		for _, pat := range patterns {
+			if MatchDenyPath(pat, ref) {
+				want = pat
+				break
+			}
+		}
+		if got, _ := deny.Match(ref); got != want {
+			t.Errorf("%s: compiled list says %q, MatchDenyPath %q", p, got, want)
+		}
+	}
+}
+
+// The one-pass test for a loop or a function agrees with looking for
+// each keyword (and ")" and a line continuation) in turn.
+func TestMayHoldLoopOrFunction(t *testing.T) {
+	naive := func(s string) bool {
+		for _, k := range []string{"while", "until", "for", "select", "function", ")", "\\\n"} {
+			if strings.Contains(s, k) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, s := range []string{"git status", "git status && ls", "wh\\\nile true; do cd x; done", "f() { cd x; }",
+		"for i in 1; do :; done", "until false; do :; done", "select x in a; do :; done", "function f { :; }",
+		"echo $(date)", "echo formula", "sed s/x/y/", "echo \\", "echo w u f s", "untilx", "ls -l\\", ""} {
+		if got, want := mayHoldLoopOrFunction(s), naive(s); got != want {
+			t.Errorf("%q: %v, want %v", s, got, want)
+		}
+	}
+}

@@ -9,7 +9,13 @@ import (
 // versionless strips a trailing version from a program name: python3.12 →
 // python, ksh93 → ksh, php8.2 → php.
 func versionless(name string) string {
-	return strings.TrimRight(name, "0123456789.")
+	// strings.TrimRight with a cutset builds the set on every call; this
+	// runs for every command of a line.
+	end := len(name)
+	for end > 0 && (name[end-1] >= '0' && name[end-1] <= '9' || name[end-1] == '.') {
+		end--
+	}
+	return name[:end]
 }
 
 // shellFamily classifies a program as a POSIX-like shell whose scripts this

@@ -392,7 +392,7 @@ func singleField(w *syntax.Word) bool {
 	for _, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
-			if strings.ContainsAny(p.Value, "*?[{~") {
+			if containsAnyOf(p.Value, &splittingBytes) {
 				return false
 			}
 		case *syntax.SglQuoted:
@@ -413,3 +413,6 @@ func singleField(w *syntax.Word) bool {
 	}
 	return true
 }
+
+// splittingBytes are the unquoted bytes that make a word more than one field.
+var splittingBytes = newByteSet("*?[{~")
