@@ -176,3 +176,22 @@ func FuzzChainTrailer(f *testing.F) {
 }
 
 func hmacFor(key []byte) hash.Hash { return hmac.New(sha256.New, key) }
+
+// Resumed, the kept head still sees acknowledged lines removed from the
+// end of a file (after the snapshot's position, so the prefix walk has
+// nothing to say): a break, exactly as after a full replay.
+func TestResumeStillSeesRemovedAcknowledgedLines(t *testing.T) {
+	dir, head, pos, cp := resumeFixture(t, 30, 5)
+	path := filepath.Join(dir, AuditFile)
+	b, _ := os.ReadFile(path)
+	cut := b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1]
+	os.WriteFile(path, cut, 0o600)
+	used, why, _, w := replayed(t, dir, head, pos, cp)
+	if !used {
+		t.Fatalf("not resumed: %s", why)
+	}
+	br := w.Breaks()
+	if len(br) != 1 || !strings.Contains(br[0].Reason, "removed at the end") {
+		t.Fatalf("breaks %v", br)
+	}
+}

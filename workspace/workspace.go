@@ -119,6 +119,11 @@ type Settings struct {
 	// ConnectionIdle closes a connection that sends nothing while none of
 	// its calls is being answered (`connection_idle_ms`; 0: the default).
 	ConnectionIdle time.Duration
+	// SnapshotEvery and SnapshotInterval say how often the registry writes
+	// a snapshot of its fold (`snapshot_every_lines`,
+	// `snapshot_interval_ms`; 0: the registry's defaults).
+	SnapshotEvery    int
+	SnapshotInterval time.Duration
 }
 
 // Default settings written by init.
@@ -204,6 +209,9 @@ func parseSettings(path string, b []byte) (Settings, error) {
 	if err := parseConnSettings(path, obj, &s); err != nil {
 		return Settings{}, err
 	}
+	if err := parseSnapshotSettings(path, obj, &s); err != nil {
+		return Settings{}, err
+	}
 	if raw, present := obj["mode"]; present {
 		mode, _ := raw.(string)
 		if mode != "enforce" && mode != "observe" {
@@ -232,6 +240,25 @@ func parseConnSettings(path string, obj map[string]any, s *Settings) error {
 			return &PolicyError{Path: path, Pointer: "/connection_idle_ms", Msg: "expected an integer number of milliseconds from 1000 to 86400000"}
 		}
 		s.ConnectionIdle = time.Duration(n) * time.Millisecond
+	}
+	return nil
+}
+
+// parseSnapshotSettings reads how often the registry snapshots its fold.
+func parseSnapshotSettings(path string, obj map[string]any, s *Settings) error {
+	if raw, present := obj["snapshot_every_lines"]; present {
+		n, ok := positiveInt(raw)
+		if !ok || n < 1000 || n > 100_000_000 {
+			return &PolicyError{Path: path, Pointer: "/snapshot_every_lines", Msg: "expected an integer number of journal lines from 1000 to 100000000"}
+		}
+		s.SnapshotEvery = int(n)
+	}
+	if raw, present := obj["snapshot_interval_ms"]; present {
+		n, ok := positiveInt(raw)
+		if !ok || n < 10_000 || n > 24*60*60*1000 {
+			return &PolicyError{Path: path, Pointer: "/snapshot_interval_ms", Msg: "expected an integer number of milliseconds from 10000 to 86400000"}
+		}
+		s.SnapshotInterval = time.Duration(n) * time.Millisecond
 	}
 	return nil
 }

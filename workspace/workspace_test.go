@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,5 +141,25 @@ func TestConnectionSettings(t *testing.T) {
 	os.WriteFile(w.PolicyPath(), []byte(`{"root": `+mustRoot(t, w)+`, "max_connections": 8, "connection_idle_ms": 30000}`), 0o600)
 	if st, err := w.LoadSettings(); err != nil || st.MaxConnections != 8 || st.ConnectionIdle != 30*time.Second {
 		t.Fatalf("set: %+v %v", st, err)
+	}
+}
+
+func TestSnapshotSettings(t *testing.T) {
+	isolate(t)
+	res, _ := Init(t.TempDir())
+	w := res.Workspace
+	if st, err := w.LoadSettings(); err != nil || st.SnapshotEvery != 0 || st.SnapshotInterval != 0 {
+		t.Fatalf("default: %+v %v", st, err)
+	}
+	os.WriteFile(w.PolicyPath(), []byte(`{"root": `+mustRoot(t, w)+`, "snapshot_every_lines": 5000, "snapshot_interval_ms": 60000}`), 0o600)
+	if st, err := w.LoadSettings(); err != nil || st.SnapshotEvery != 5000 || st.SnapshotInterval != time.Minute {
+		t.Fatalf("set: %+v %v", st, err)
+	}
+	for _, bad := range []string{`"snapshot_every_lines": 10`, `"snapshot_every_lines": "many"`, `"snapshot_interval_ms": 5`, `"snapshot_interval_ms": -1`} {
+		os.WriteFile(w.PolicyPath(), []byte(`{"root": `+mustRoot(t, w)+`, `+bad+`}`), 0o600)
+		var pe *PolicyError
+		if _, err := w.LoadSettings(); !errors.As(err, &pe) || !strings.HasPrefix(pe.Pointer, "/snapshot_") {
+			t.Errorf("%s: %v", bad, err)
+		}
 	}
 }

@@ -131,6 +131,7 @@ func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Se
 		HeadPath: w.HeadPath(), CheckpointKeyPath: w.CheckpointKeyPath(), SnapshotDir: w.SnapshotDir(),
 		Policy: &policy, PolicySource: func() (registry.Policy, error) { return registryPolicy(w) }, HandshakeKey: hsKey,
 		MaxPendingApprovals: settings.MaxPendingApprovals,
+		SnapshotEvery:       settings.SnapshotEvery, SnapshotInterval: settings.SnapshotInterval,
 	})
 	if err != nil {
 		var locked *journal.LockedError
