@@ -3,6 +3,7 @@ package bridge
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -124,12 +125,12 @@ func parsePluginAgent(p *payload, ev *Event) error {
 	return nil
 }
 
-var pluginEventRe = lazyRegexp(`"hook_event_name"\s*:\s*"([A-Za-z_.]+)"`)
+var pluginEventRe = regexp.MustCompile(`"hook_event_name"\s*:\s*"([A-Za-z_.]+)"`)
 
 // sniffPluginEvent recovers the event name from a payload too broken to
 // parse, so that a broken tool call still fails closed.
 func sniffPluginEvent(client string, specs []EventSpec, stdin []byte) *Event {
-	m := pluginEventRe().FindSubmatch(stdin)
+	m := pluginEventRe.FindSubmatch(stdin)
 	if m == nil {
 		return nil
 	}

@@ -3,12 +3,13 @@ package bridge
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strconv"
 )
 
 var (
-	pluginExeRe  = lazyRegexp(`(?m)^const LEASEDECK = (".*")$`)
-	pluginArgsRe = lazyRegexp(`(?m)^const ARGS = (\[.*\])$`)
+	pluginExeRe  = regexp.MustCompile(`(?m)^const LEASEDECK = (".*")$`)
+	pluginArgsRe = regexp.MustCompile(`(?m)^const ARGS = (\[.*\])$`)
 )
 
 // inspectPlugin reads back what a plugin file install wrote says: the
@@ -37,7 +38,7 @@ func inspectPlugin(client string, src []byte, owner Owner) Inspection {
 func pluginHook(src []byte) (HookCommand, bool) {
 	var hc HookCommand
 	var args []string
-	em, am := pluginExeRe().FindSubmatch(src), pluginArgsRe().FindSubmatch(src)
+	em, am := pluginExeRe.FindSubmatch(src), pluginArgsRe.FindSubmatch(src)
 	if em == nil || am == nil || json.Unmarshal(em[1], &hc.Exe) != nil || json.Unmarshal(am[1], &args) != nil {
 		return hc, false
 	}

@@ -20,7 +20,7 @@ func newDoctorWS(t *testing.T) *doctorWS {
 	t.Helper()
 	w := newWorkspace(t)
 	d := &doctorWS{wsEnv: w, home: t.TempDir(), bin: t.TempDir()}
-	w.env = append(w.env, "HOME="+d.home, "PATH="+d.bin+":/usr/bin:/bin", "CODEX_HOME=", "GEMINI_CLI_HOME=")
+	w.env = append(w.env, "HOME="+d.home, "PATH="+d.bin+":/usr/bin:/bin", "CODEX_HOME=", "GEMINI_CLI_HOME=", "PI_CODING_AGENT_DIR=")
 	return d
 }
 
@@ -162,7 +162,7 @@ func TestDoctorProblemsAndTheirFixes(t *testing.T) {
 			}},
 		{name: "fails open where it could block", problem: "lack it", fixable: true,
 			setup: func(d *doctorWS, t *testing.T) { install(d, t, "--command", binary, "--fail-closed=false") }},
-		{name: "onFailure on a Claude Code that predates it", problem: "may reject",
+		{name: "onFailure on a Claude Code that predates it", problem: "may reject", fixable: true,
 			setup: func(d *doctorWS, t *testing.T) {
 				d.program(t, "", "claude", "2.1.200 (Claude Code)")
 				install(d, t, "--command", binary)

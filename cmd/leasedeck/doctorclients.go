@@ -118,9 +118,13 @@ func doctorFailure(r *doctorReport, w workspace.Workspace, client string, fm bri
 	case fm.Blocks:
 		f.Status, f.Detail = statusOK, "blocks the call: "+fm.Detail
 	case fm.Wrong != "":
-		// install only adds and updates keys: it cannot take onFailure
-		// back out, so the fix is a client that knows it.
-		f.Status, f.Detail, f.Fix = statusProblem, fm.Wrong+"; "+fm.Detail, "npm install -g @anthropic-ai/claude-code@latest"
+		// install only adds and updates keys: onFailure goes only with
+		// the hooks that carry it.
+		var fixes []string
+		for _, s := range scopes {
+			fixes = append(fixes, fmt.Sprintf("leasedeck uninstall %s --scope %s --workspace %s", client, s, shellWord(w.Root)), installFix(client, s, w.Root)+" "+fm.Fix)
+		}
+		f.Status, f.Detail, f.Fix = statusProblem, fm.Wrong+"; "+fm.Detail, strings.Join(fixes, " && ")
 	case fm.Fix != "" && fm.Known:
 		f.Status, f.Fix = statusProblem, fix()
 	case fm.Fix != "":

@@ -1,6 +1,11 @@
 package main
 
-import "slices"
+import (
+	"slices"
+	"strings"
+
+	"github.com/leasedeck/leasedeck/bridge"
+)
 
 // commandTable is the one description of the command line: dispatch, `help`,
 // `CMD -h`, shell completion and the README check all read it, so they
@@ -139,6 +144,11 @@ func clientCommands() []command {
 			args:     [][2]string{{"CLIENT", "claude-code, codex, gemini, vscode, qwen-code, opencode, pi or copilot"}},
 			examples: []string{"leasedeck install claude-code", "leasedeck install codex --scope user --dry-run", "leasedeck install claude-code --command-hooks", "leasedeck install pi"},
 			exits:    "0, 1 cannot write, 2 usage, 3 the binary is a temporary go run build (go install it first)", run: runInstall},
+		{name: "uninstall", synopsis: "uninstall CLIENT [--scope project|user] [--dry-run]",
+			summary:  "remove what install wrote to a client's hook configuration (the file as it was, when nothing else changed)",
+			args:     [][2]string{{"CLIENT", strings.Join(bridge.Clients(), ", ")}},
+			examples: []string{"leasedeck uninstall claude-code", "leasedeck uninstall codex --scope user --dry-run"},
+			exits:    "0 (also when nothing was installed), 1 cannot read or write the file, 2 usage", run: runUninstall},
 		{name: "doctor", synopsis: "doctor [--workspace DIR] [--json]",
 			summary:  "check the clients' hooks, the registry, confined mode and the journal, with the command that fixes each problem",
 			examples: []string{"leasedeck doctor", "leasedeck doctor --json | jq '.findings[] | select(.status == \"problem\")'"},
