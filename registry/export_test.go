@@ -75,5 +75,5 @@ func WritePrefixSnapshot(cfg Config, upTo [2]uint64) (string, error) {
 		cp = 0 // the prefix's own last checkpoint is not known here; 0 claims none
 	}
 	store := newSnapshotter(cfg).store
-	return store.write(snapshotHeader{Files: pos, CheckpointSeq: cp}, ss)
+	return store.write(snapshotHeader{Files: pos, CheckpointSeq: cp}, ss, "")
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,6 +58,8 @@ type snapshotter struct {
 	stop     chan struct{}
 	done     chan struct{}
 	lastErr  atomic.Value // string: why the last attempt failed, "" after a success
+	writeMu  sync.Mutex   // one write at a time; guards last
+	last     string       // the snapshot written before, kept beside the next
 }
 
 func newSnapshotter(cfg Config) *snapshotter {
@@ -208,10 +211,13 @@ func (s *Service) WriteSnapshot() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("snapshot: %w", err)
 	}
-	path, err := s.snaps.store.write(snapshotHeader{TakenAt: s.Now().UTC(), Files: files, CheckpointSeq: cp}, st)
+	s.snaps.writeMu.Lock()
+	defer s.snaps.writeMu.Unlock()
+	path, err := s.snaps.store.write(snapshotHeader{TakenAt: s.Now().UTC(), Files: files, CheckpointSeq: cp}, st, s.snaps.last)
 	if err != nil {
 		return "", fmt.Errorf("snapshot: %w", err)
 	}
+	s.snaps.last = path
 	return path, nil
 }
 

@@ -421,3 +421,30 @@ func TestSnapshotRefusalIsJournaled(t *testing.T) {
 		t.Fatal("no leasedeck.snapshot.refused line in the journal")
 	}
 }
+
+// Only the registry's own two newest snapshots are kept: a file left by a
+// journal started over, or put there by someone else, is removed at the
+// next write rather than outliving them under a higher seq.
+func TestSnapshotWriteKeepsOnlyItsOwn(t *testing.T) {
+	f, _ := snapshotted(t)
+	dir := f.svc.snaps.store.dir
+	os.MkdirAll(dir, 0o700)
+	planted := filepath.Join(dir, "snapshot-99999999999999999999-99999999999999999999.json")
+	if err := os.WriteFile(planted, []byte("not a snapshot\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	workload(t, f, rand.New(rand.NewSource(3)), 10, nil)
+	first, err := f.svc.WriteSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	workload(t, f, rand.New(rand.NewSource(4)), 10, nil)
+	second, err := f.svc.WriteSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := f.svc.snaps.store.names()
+	if len(names) != 2 || filepath.Join(dir, names[0]) != first || filepath.Join(dir, names[1]) != second {
+		t.Fatalf("kept %v, wrote %s and %s", names, first, second)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"time"
 
@@ -28,9 +27,6 @@ const (
 	snapshotContext = "leasedeck-registry-snapshot/1\n"
 	snapshotPrefix  = "snapshot-"
 	snapshotSuffix  = ".json"
-	// snapshotsKept: the newest and the one before it, so that a newest
-	// that cannot be used still leaves a shorter replay than the whole.
-	snapshotsKept = 2
 	// maxSnapshotBytes bounds what is read of one file.
 	maxSnapshotBytes = 1 << 30
 )
@@ -120,8 +116,11 @@ type snapshotStore struct {
 }
 
 // write makes a snapshot durable (temp file, fsync, rename, directory
-// fsync) and removes all but the newest snapshotsKept.
-func (ss snapshotStore) write(h snapshotHeader, st *snapState) (string, error) {
+// fsync) and removes every other snapshot file but prev (the one this
+// registry wrote before, "" for none): a file left from another journal
+// (one started over) or by someone else would otherwise outlive the
+// registry's own, named by a higher seq.
+func (ss snapshotStore) write(h snapshotHeader, st *snapState, prev string) (string, error) {
 	h.Format, h.Workspace, h.JournalDir = snapshotFormat, ss.workspace, ss.journalDir
 	data, err := encodeSnapshot(ss.key, h, st)
 	if err != nil {
@@ -135,25 +134,12 @@ func (ss snapshotStore) write(h snapshotHeader, st *snapState) (string, error) {
 	if err := durable.WriteFile(path, data, 0o600); err != nil {
 		return "", err
 	}
-	ss.prune(name)
-	return path, nil
-}
-
-// prune removes snapshot files beyond the newest snapshotsKept (by name,
-// which orders them by seq; the one just written is always kept).
-func (ss snapshotStore) prune(keep string) {
-	names := ss.names()
-	sort.Sort(sort.Reverse(sort.StringSlice(names)))
-	kept := 0
-	for _, n := range names {
-		if n == keep || kept < snapshotsKept-1 {
-			if n != keep {
-				kept++
-			}
-			continue
+	for _, n := range ss.names() {
+		if n != name && n != filepath.Base(prev) {
+			os.Remove(filepath.Join(ss.dir, n))
 		}
-		os.Remove(filepath.Join(ss.dir, n))
 	}
+	return path, nil
 }
 
 func (ss snapshotStore) names() []string {
