@@ -324,6 +324,30 @@ func init() {
 	register(copilotAdapter{}, "copilot-cli", "github-copilot-cli")
 }
 
+// ClientAsker is an adapter whose client has a permission prompt of its
+// own that a hook can hand a held call to, when the policy says so
+// (policy.json approvals.where "client"): ClientPrompt reports whether the
+// native event can. The registry then answers ask (AskedIn "client") and
+// the adapter renders Kind Ask in the client's form. An adapter that does
+// not implement it keeps every held call in the cockpit. To add a client
+// (Copilot CLI's preToolUse permissionDecision "ask", say): implement
+// ClientPrompt for its gate events, render Ask for them, and give its
+// post-tool events the call's id (Tool.UseID) so the outcome is matched.
+type ClientAsker interface {
+	ClientPrompt(native string) bool
+}
+
+// clientPrompt reports whether the adapter named client can put a held
+// call to its client's own prompt on event native.
+func clientPrompt(client, native string) bool {
+	a, err := AdapterFor(client)
+	if err != nil {
+		return false
+	}
+	ca, ok := a.(ClientAsker)
+	return ok && ca.ClientPrompt(native)
+}
+
 // AdapterFor returns the adapter for a client name ("claude-code", "codex",
 // "gemini", "vscode", or an alias such as "claude", "codex-cli",
 // "gemini-cli").

@@ -64,6 +64,14 @@ var claudeObserved = map[string]bool{
 
 func (claudeAdapter) Events() []EventSpec { return claudeEvents }
 
+// ClientPrompt: Claude Code asks its user when PreToolUse answers
+// permissionDecision "ask"; the PermissionRequest that follows is left
+// undecided (no output), so its own prompt decides (in -p mode, where it
+// cannot prompt, that is a deny).
+func (claudeAdapter) ClientPrompt(native string) bool {
+	return native == "PreToolUse" || native == "PermissionRequest"
+}
+
 func specOf(specs []EventSpec, native string) (EventSpec, bool) {
 	for _, s := range specs {
 		if s.Native == native {

@@ -365,6 +365,11 @@ type Response struct {
 	// Context is text the adapter injects into the agent's turn where the
 	// client accepts added context (the lease's scope on begin).
 	Context string `json:"context,omitempty"`
+	// AskInClient is leasedeck's extension of a pre-tool answer: the
+	// decision is the client's own permission prompt's (policy
+	// approvals.where "client"). Decision is then "deny", so a reader that
+	// does not know the member fails closed.
+	AskInClient bool `json:"ask_in_client,omitempty"`
 }
 
 // Validate checks r against the bridge response schema.

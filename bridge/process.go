@@ -191,6 +191,9 @@ func (p *process) preTool() Response {
 	// itself (redacted), never taken from the caller: none is sent, and
 	// the hook process never loads the secret detectors.
 	call := wire.GateParams{Tool: req.Tool, Input: wire.DocOf(input), MaxWaitMs: opts.MaxWait.Milliseconds()}
+	if h := req.Hook; h != nil {
+		call.ClientPrompt, call.ToolUseID = clientPrompt(h.Client, h.Event), h.ToolUseID
+	}
 	if req.AdmissionID == "" && !(req.Hook != nil && req.Hook.PermissionPhase) {
 		// One round trip: the registry resolves the session's turn.
 		bySession := call
@@ -220,7 +223,9 @@ func (p *process) preTool() Response {
 		if err != nil {
 			return p.fail(err)
 		}
-		if dry.Verdict != wire.VerdictAsk {
+		if dry.Verdict != wire.VerdictAsk || dry.AskedIn == "client" {
+			// Asked in the client: its PreToolUse already recorded and
+			// charged the call; its own prompt decides it now.
 			return gateResponse(resp, dry, opts.Mode)
 		}
 	}
@@ -241,6 +246,9 @@ func (p *process) postTool() Response {
 	input, _ := req.ToolInput.(map[string]any)
 	rp := wire.ReportParams{AdmissionID: aid, Tool: req.Tool, Input: wire.DocOf(input),
 		Status: req.Status}
+	if req.Hook != nil {
+		rp.ToolUseID = req.Hook.ToolUseID
+	}
 	if d, ok := req.Result.(*ResultDigest); ok && d != nil {
 		rp.ResultHash = d.SHA256
 	} else if m, ok := req.Result.(map[string]any); ok {
@@ -356,6 +364,12 @@ func gateResponse(resp Response, ans wire.GateAnswer, mode string) Response {
 		resp.Decision = DecisionBlock
 	default:
 		resp.Decision = DecisionDeny
+	}
+	if ans.Verdict == wire.VerdictAsk && ans.AskedIn == "client" {
+		// The client's own prompt decides: in observe mode too, since
+		// that is what the client would have done without leasedeck.
+		resp.AskInClient = true
+		return resp
 	}
 	if mode == "observe" && resp.Decision != DecisionAllow {
 		resp.Warnings = append(resp.Warnings, "observe mode: leasedeck would have answered "+string(resp.Decision)+": "+ans.Reason)

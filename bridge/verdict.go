@@ -22,6 +22,8 @@ func VerdictFor(ev *Event, r Response) Verdict {
 		op = ev.Op
 	}
 	switch {
+	case gate && r.AskInClient && r.Decision == DecisionDeny:
+		v.Kind = Ask
 	case gate:
 		switch r.Decision {
 		case DecisionAllow:

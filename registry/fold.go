@@ -140,13 +140,25 @@ func (s *State) applyAudit(line *record.Line) {
 	if d.AdmissionID != "" || a.EventType == EventSessionStarted {
 		s.foldSession(a)
 	}
+	if a.EventType == EventApprovalClientAsked || a.EventType == EventApprovalClientAnswered {
+		s.foldClientAsk(a)
+	}
 	l := s.Leases[d.LeaseID]
 	if l == nil {
 		return
 	}
 	switch a.EventType {
-	case EventGateAllowed, EventGateDenied, EventGateHeld:
-		if a.EventType == EventGateAllowed {
+	case EventApprovalClientAnswered:
+		if !l.Compacted {
+			dec := "deny"
+			if d.Outcome == AskAllowedByUser {
+				dec = "allow"
+			}
+			l.Activity = append(l.Activity, GateEvent{At: a.Time(), Tool: d.Tool, Decision: dec,
+				Reason: "in the client: " + d.Outcome + " (" + d.Source + ")", Summary: a.Summary})
+		}
+	case EventGateAllowed, EventGateDenied, EventGateHeld, EventApprovalClientAsked:
+		if a.EventType == EventGateAllowed || a.EventType == EventApprovalClientAsked {
 			s.Charge(d.LeaseID, Spend{Steps: figure(d.Steps)})
 		}
 		at := a.Time()

@@ -24,6 +24,12 @@ type GateRequest struct {
 	MaxWait time.Duration
 	// DryRun decides without recording or spending anything (`check`).
 	DryRun bool
+	// ClientPrompt: the hook can put a held call to the client's own
+	// permission prompt; the policy decides whether it is (clientask.go).
+	ClientPrompt bool
+	// ToolUseID is the client's id of the call (clipped; it is the
+	// model's text), which its post-tool event repeats.
+	ToolUseID string
 
 	admission string // the lifecycle turn this call belongs to, if any
 	// decided is the human decision a held call was answered by, so its
@@ -38,6 +44,7 @@ type GateAnswer struct {
 	ApprovalID string   `json:"approval_id,omitempty"`
 	Approvals  []string `json:"approvals,omitempty"`
 	DecidedBy  string   `json:"decided_by,omitempty"`
+	AskedIn    string   `json:"asked_in,omitempty"`
 
 	// refused is set when the call was refused before anything was
 	// recorded (too many approvals pending): the socket answers its code.
@@ -89,10 +96,14 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) GateAnswer {
 			res.Verdict, res.Reason = VerdictBlock, why
 		}
 	}
+	inClient := res.Verdict == VerdictAsk && req.admission != "" && req.ClientPrompt && s.cfg.Policy != nil && s.cfg.Policy.ApproveIn == ApproveInClient
 	if req.DryRun {
 		s.mu.Unlock()
 		// A dry run is journaled like a call, so probing the gate shows.
 		ans := GateAnswer{Verdict: res.Verdict, Reason: res.Reason, Approvals: res.Approvals}
+		if inClient {
+			ans.AskedIn = ApproveInClient
+		}
 		ref, err := s.recordGate(req, res.Verdict, res.Reason, "")
 		if err != nil {
 			return GateAnswer{Verdict: VerdictDeny, Reason: "the check could not be recorded, so it answers deny: " + err.Error()}
@@ -105,6 +116,13 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) GateAnswer {
 		s.mu.Unlock()
 		return s.commitAllow(req, res.Reason, "")
 	case VerdictAsk:
+		if inClient {
+			// Charged now, as an allowed call is: once the client asks,
+			// the registry can no longer stop the call.
+			s.reserve(req.LeaseID, 1)
+			s.mu.Unlock()
+			return s.askInClient(req, res)
+		}
 		s.mu.Unlock()
 		return s.askCapped(ctx, req, res)
 	default:

@@ -50,7 +50,8 @@ func (h *Handler) gate(ctx context.Context, c *call, op wire.Op, p *wire.GatePar
 	// No summary comes from the caller: the service derives the line a
 	// human reads from the exact input.
 	gr := GateRequest{Call: ToolCall{Tool: p.Tool, Input: input}, Client: p.Client,
-		MaxWait: time.Duration(p.MaxWaitMs) * time.Millisecond, DryRun: p.DryRun}
+		MaxWait: time.Duration(p.MaxWaitMs) * time.Millisecond, DryRun: p.DryRun,
+		ClientPrompt: p.ClientPrompt, ToolUseID: p.ToolUseID}
 	admission := p.AdmissionID
 	if admission == "" && p.LeaseID == "" {
 		// A hook names its session, not an admission: resolve the
@@ -165,7 +166,7 @@ func (h *Handler) opReport(_ context.Context, _ *call, p *wire.ReportParams) (wi
 	if rerr != nil {
 		return wire.ReportResult{}, rerr
 	}
-	res, err := h.svc.Report(p.AdmissionID, ToolCall{Tool: p.Tool, Input: input}, p.Status, p.ResultHash, "")
+	res, err := h.svc.ReportCall(p.AdmissionID, ToolCall{Tool: p.Tool, Input: input}, p.Status, p.ResultHash, p.ToolUseID)
 	if err != nil {
 		return wire.ReportResult{}, mapErr(err)
 	}

@@ -39,6 +39,10 @@ type Policy struct {
 	AgentHashes map[string]string
 	// AgentFor names the Agents entry a client's sessions declare.
 	AgentFor func(client string) string
+	// ApproveIn is where a call held for a human is answered:
+	// ApproveInCockpit (the default; also for "") or ApproveInClient, the
+	// client's own permission prompt where its hook can ask one.
+	ApproveIn string
 	// Calls are the call rules (protected writes, credentials held). They
 	// are applied at start; a reload that changes them says a restart is
 	// needed (the gate reads them without the registry's lock).
@@ -63,6 +67,9 @@ func (p Policy) check() error {
 	if p.Mode != "enforce" && p.Mode != "observe" {
 		return fmt.Errorf(`policy mode %q: expected "enforce" or "observe"`, p.Mode)
 	}
+	if p.ApproveIn != "" && p.ApproveIn != ApproveInCockpit && p.ApproveIn != ApproveInClient {
+		return fmt.Errorf(`policy approvals.where %q: expected "cockpit" or "client"`, p.ApproveIn)
+	}
 	return nil
 }
 
@@ -84,6 +91,19 @@ func (cfg *Config) usePolicy() {
 	if cfg.Policy.ApprovalTimeout > 0 {
 		cfg.ApprovalTimeout = cfg.Policy.ApprovalTimeout
 	}
+}
+
+// Where a call held for a human is answered (policy.json approvals.where).
+const (
+	ApproveInCockpit = "cockpit"
+	ApproveInClient  = "client"
+)
+
+func nonEmptyOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // PolicyInfo describes the policy in force.
@@ -150,7 +170,7 @@ func (s *Service) journalPolicy(p *Policy, by string) error {
 	sort.Strings(names)
 	extra := map[string]any{"policy_sha256": p.Hash, "mode": p.Mode,
 		"approval_timeout_ms": p.ApprovalTimeout.Milliseconds(), "default_lifetime_ms": p.DefaultLifetime.Milliseconds(),
-		"agents": strings.Join(names, " ")}
+		"agents": strings.Join(names, " "), "approvals_where": nonEmptyOr(p.ApproveIn, ApproveInCockpit)}
 	for _, n := range names {
 		extra["agent_"+strings.ReplaceAll(n, "-", "_")+"_sha256"] = p.AgentHashes[n]
 	}

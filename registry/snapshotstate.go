@@ -23,6 +23,8 @@ type snapState struct {
 	Admissions   map[string]snapAdmitted `json:"admissions"`
 	Capabilities map[string]string       `json:"capabilities"`
 	Book         approvals.State         `json:"approvals"`
+	ClientAsks   []ClientAsk             `json:"client_asks,omitempty"`   // open
+	AnsweredAsks []ClientAsk             `json:"answered_asks,omitempty"` // oldest first
 }
 
 type snapLease struct {
@@ -133,6 +135,10 @@ func snapshotOf(st *State, book *approvals.Book) (*snapState, error) {
 	for k, v := range st.Capabilities {
 		out.Capabilities[k] = v
 	}
+	for _, c := range st.ClientAsks {
+		out.ClientAsks = append(out.ClientAsks, *c)
+	}
+	out.AnsweredAsks = append([]ClientAsk(nil), st.AnsweredAsks...)
 	return out, nil
 }
 
@@ -221,6 +227,14 @@ func (ss *snapState) restore() (*State, *approvals.Book, error) {
 	for k, v := range ss.Capabilities {
 		st.Capabilities[k] = v
 	}
+	for i := range ss.ClientAsks {
+		c := ss.ClientAsks[i]
+		if c.ID == "" {
+			return nil, nil, fmt.Errorf("a client ask without an id")
+		}
+		st.ClientAsks[c.ID] = &c
+	}
+	st.AnsweredAsks = ss.AnsweredAsks
 	book, err := approvals.FromState(ss.Book)
 	if err != nil {
 		return nil, nil, err

@@ -140,12 +140,17 @@ type State struct {
 	// Capabilities maps a session capability's hash to the session it
 	// was handed to (the capability itself is never stored).
 	Capabilities map[string]string
+	// ClientAsks are the calls asked in the client whose outcome no event
+	// has told yet, by approval id; AnsweredAsks the latest answered ones,
+	// oldest first (clientask.go).
+	ClientAsks   map[string]*ClientAsk
+	AnsweredAsks []ClientAsk
 }
 
 // NewState returns an empty state.
 func NewState() *State {
 	return &State{Leases: map[string]*LeaseState{}, Sessions: map[string]*Session{}, Admissions: map[string]*Admission{},
-		Capabilities: map[string]string{}}
+		Capabilities: map[string]string{}, ClientAsks: map[string]*ClientAsk{}}
 }
 
 // Chain returns the ancestors of id, parent first.
@@ -331,6 +336,9 @@ const (
 	EventSessionStarted   = record.SessionStarted
 	EventSessionBegun     = record.SessionBegun
 	EventSessionFinalized = record.SessionFinalized
+
+	EventApprovalClientAsked    = record.ApprovalClientAsked
+	EventApprovalClientAnswered = record.ApprovalClientAnswered
 )
 
 // Sorted returns leases in decision order (parents always before

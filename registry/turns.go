@@ -48,6 +48,13 @@ type ReportResult struct {
 // redacted summary made by the caller) and checks scope: a change outside
 // the grant (a write outside write_paths) revokes the lease.
 func (s *Service) Report(admissionID string, call ToolCall, status, resultHash, summary string) (ReportResult, error) {
+	return s.ReportCall(admissionID, call, status, resultHash, "")
+}
+
+// ReportCall is Report for a call the client names (toolUseID, its
+// post-tool event's tool_use_id): a call asked in the client is answered
+// by it (clientask.go) before it is reported.
+func (s *Service) ReportCall(admissionID string, call ToolCall, status, resultHash, toolUseID string) (ReportResult, error) {
 	if err := s.Health(); err != nil {
 		return ReportResult{}, err
 	}
@@ -56,9 +63,12 @@ func (s *Service) Report(admissionID string, call ToolCall, status, resultHash, 
 		return ReportResult{}, err
 	}
 	var out ReportResult
+	if err := s.reportAsk(admissionID, call, status, toolUseID); err != nil {
+		return ReportResult{}, err
+	}
 	// As for the gate: derived before the lock, the summary from the call
 	// itself (redacted); an input too large for the gate was never allowed.
-	summary = redact.Summary(call.Tool, call.Input, 200)
+	summary := redact.Summary(call.Tool, call.Input, 200)
 	var writes []resources.PathRef
 	if oversize(call) == "" {
 		if use, err := resources.FromToolCall(s.cfg.Workspace, call.Tool, call.Input); err == nil {
@@ -153,6 +163,9 @@ func (s *Service) Finalize(admissionID, stopReason string, endSession bool, abor
 	}
 	a, err := s.admissionLease(admissionID)
 	if err != nil {
+		return FinalizeResult{}, err
+	}
+	if err := s.declineOpenAsks(admissionID); err != nil {
 		return FinalizeResult{}, err
 	}
 	res := FinalizeResult{TelemetryQuality: a.quality()}

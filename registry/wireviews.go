@@ -12,7 +12,7 @@ func issueOut(r IssueResult) wire.IssueResult {
 
 func gateOut(a GateAnswer) wire.GateAnswer {
 	return wire.GateAnswer{Verdict: wire.Verdict(a.Verdict), Reason: a.Reason, ApprovalID: a.ApprovalID,
-		Approvals: a.Approvals, DecidedBy: a.DecidedBy, Seq: a.Seq, EventID: a.EventID}
+		Approvals: a.Approvals, DecidedBy: a.DecidedBy, AskedIn: a.AskedIn, Seq: a.Seq, EventID: a.EventID}
 }
 
 func admitOut(r AdmitResult) wire.AdmitResult {

@@ -124,6 +124,9 @@ type Settings struct {
 	// `snapshot_interval_ms`; 0: the registry's defaults).
 	SnapshotEvery    int
 	SnapshotInterval time.Duration
+	// ApproveIn is where a call held for a human is answered: "cockpit"
+	// or "client" (policy.json `approvals.where`, see parseApprovals).
+	ApproveIn string
 }
 
 // Default settings written by init.
@@ -220,6 +223,9 @@ func parseSettings(path string, b []byte) (Settings, error) {
 		s.Mode = mode
 	}
 	if s.Calls, err = parseCallRules(path, obj); err != nil {
+		return Settings{}, err
+	}
+	if err := parseApprovals(path, obj, &s); err != nil {
 		return Settings{}, err
 	}
 	return s, nil

@@ -80,15 +80,20 @@ func TestPolicyErrorsNameThePointer(t *testing.T) {
 		`{"mode": "enforce"}`:                 "/root",
 		`[1]`:                                 "JSON object",
 		`{"root": `:                           "invalid JSON",
-		`{"root": ` + mustRoot(t, w) + `, "approval_timeout_ms": -5}`:     "/approval_timeout_ms",
-		`{"root": ` + mustRoot(t, w) + `, "mode": "yolo"}`:                "/mode",
-		`{"root": ` + mustRoot(t, w) + `, "default_lifetime_ms": "long"}`: "/default_lifetime_ms",
-		`{"root": ` + mustRoot(t, w) + `, "max_pending_approvals": 0}`:    "/max_pending_approvals",
-		`{"root": ` + mustRoot(t, w) + `, "max_pending_approvals": 5000}`: "/max_pending_approvals",
-		`{"root": ` + mustRoot(t, w) + `, "max_connections": 0}`:          "/max_connections",
-		`{"root": ` + mustRoot(t, w) + `, "max_connections": 1e6}`:        "/max_connections",
-		`{"root": ` + mustRoot(t, w) + `, "connection_idle_ms": 10}`:      "/connection_idle_ms",
-		`{"root": ` + mustRoot(t, w) + `, "connection_idle_ms": "long"}`:  "/connection_idle_ms",
+		`{"root": ` + mustRoot(t, w) + `, "approval_timeout_ms": -5}`:       "/approval_timeout_ms",
+		`{"root": ` + mustRoot(t, w) + `, "mode": "yolo"}`:                  "/mode",
+		`{"root": ` + mustRoot(t, w) + `, "default_lifetime_ms": "long"}`:   "/default_lifetime_ms",
+		`{"root": ` + mustRoot(t, w) + `, "max_pending_approvals": 0}`:      "/max_pending_approvals",
+		`{"root": ` + mustRoot(t, w) + `, "max_pending_approvals": 5000}`:   "/max_pending_approvals",
+		`{"root": ` + mustRoot(t, w) + `, "max_connections": 0}`:            "/max_connections",
+		`{"root": ` + mustRoot(t, w) + `, "max_connections": 1e6}`:          "/max_connections",
+		`{"root": ` + mustRoot(t, w) + `, "connection_idle_ms": 10}`:        "/connection_idle_ms",
+		`{"root": ` + mustRoot(t, w) + `, "connection_idle_ms": "long"}`:    "/connection_idle_ms",
+		`{"root": ` + mustRoot(t, w) + `, "approvals": "client"}`:           "/approvals",
+		`{"root": ` + mustRoot(t, w) + `, "approvals": {"where": "agent"}}`: "/approvals/where",
+		`{"root": ` + mustRoot(t, w) + `, "approvals": {"where": 1}}`:       "/approvals/where",
+		`{"root": ` + mustRoot(t, w) + `, "approvals": {"who": "me"}}`:      "/approvals/who",
+		`{"root": ` + mustRoot(t, w) + `, "approvals": {"a/b": "me"}}`:      "/approvals/a~1b",
 	} {
 		os.WriteFile(w.PolicyPath(), []byte(body), 0o600)
 		if _, err := w.LoadSettings(); err == nil || !strings.Contains(err.Error(), want) {
@@ -114,6 +119,23 @@ func mustRoot(t *testing.T, w Workspace) string {
 		}
 	}
 	return rootJSON
+}
+
+func TestApprovalsWhereSetting(t *testing.T) {
+	isolate(t)
+	res, _ := Init(t.TempDir())
+	w := res.Workspace
+	for body, want := range map[string]string{
+		`{"root": ` + mustRoot(t, w) + `}`:                                    "cockpit",
+		`{"root": ` + mustRoot(t, w) + `, "approvals": {}}`:                   "cockpit",
+		`{"root": ` + mustRoot(t, w) + `, "approvals": {"where": "cockpit"}}`: "cockpit",
+		`{"root": ` + mustRoot(t, w) + `, "approvals": {"where": "client"}}`:  "client",
+	} {
+		os.WriteFile(w.PolicyPath(), []byte(body), 0o600)
+		if st, err := w.LoadSettings(); err != nil || st.ApproveIn != want {
+			t.Errorf("%s: %q %v, want %q", body, st.ApproveIn, err, want)
+		}
+	}
 }
 
 func TestMaxPendingApprovalsSetting(t *testing.T) {

@@ -29,7 +29,7 @@ func loadPolicy(w workspace.Workspace) (registry.Policy, workspace.Settings, err
 		return registry.Policy{}, p.Settings, err
 	}
 	return registry.Policy{Root: p.Root, DefaultLifetime: p.DefaultLifetime, ApprovalTimeout: p.ApprovalTimeout,
-		Mode: p.Mode, Hash: p.Hash, Agents: p.Agents, AgentHashes: p.AgentHashes, AgentFor: bridge.RuntimeAgent, Calls: p.Calls}, p.Settings, nil
+		Mode: p.Mode, Hash: p.Hash, Agents: p.Agents, AgentHashes: p.AgentHashes, AgentFor: bridge.RuntimeAgent, Calls: p.Calls, ApproveIn: p.ApproveIn}, p.Settings, nil
 }
 
 // dialVerified connects to the workspace's registry after checking it is

@@ -98,6 +98,13 @@ type GateParams struct {
 	// MaxWaitMs caps how long a call that needs a human may wait.
 	MaxWaitMs int64 `json:"max_wait_ms,omitempty"`
 	DryRun    bool  `json:"dry_run,omitempty"`
+	// ClientPrompt says the hook can put a held call to the client's own
+	// permission prompt (Claude Code's "ask"). It only says the hook can:
+	// whether it does is the policy's (approvals.where), never the caller's.
+	ClientPrompt bool `json:"client_prompt,omitempty"`
+	// ToolUseID is the client's id of the call, which its post-tool event
+	// repeats: how a call asked in the client is matched to its outcome.
+	ToolUseID string `json:"tool_use_id,omitempty"`
 }
 
 // CheckParams is a gate that records and spends nothing (a dry run).
@@ -123,6 +130,10 @@ type GateAnswer struct {
 	ApprovalID string   `json:"approval_id,omitempty"`
 	Approvals  []string `json:"approvals,omitempty"`
 	DecidedBy  string   `json:"decided_by,omitempty"`
+	// AskedIn is "client" when an ask verdict is handed to the client's
+	// own permission prompt (policy approvals.where "client"): the hook
+	// asks there, and nothing waits in the cockpit.
+	AskedIn string `json:"asked_in,omitempty"`
 	// Seq and EventID name the audit line that records the answer (its
 	// seq in audit.jsonl, its event_id); absent when nothing was recorded.
 	Seq     uint64 `json:"seq,omitempty"`
@@ -220,6 +231,8 @@ type ReportParams struct {
 	Input       Doc    `json:"input,omitzero"`
 	Status      string `json:"status,omitempty"`
 	ResultHash  string `json:"result_hash,omitempty"`
+	// ToolUseID is the client's id of the call (GateParams.ToolUseID).
+	ToolUseID string `json:"tool_use_id,omitempty"`
 }
 
 // ReportResult is a post-tool report's outcome: a change outside the
