@@ -231,7 +231,7 @@ func (m *model) denyMany(ids []string, reason, kind string) tea.Cmd {
 // queueBox draws the approvals view: nearly the whole screen.
 func (m *model) queueBox() string {
 	return queueView{t: m.theme, rows: m.queueRows(), st: m.queue, now: m.now, height: m.h - 4,
-		canAct: m.canAct(), muted: m.bellMuted}.Render(m.w - 4)
+		canAct: m.canAct(), muted: m.bellMuted, asked: m.askedRows()}.Render(m.w - 4)
 }
 
 // queueView is the approvals view's component.
@@ -243,6 +243,7 @@ type queueView struct {
 	height int
 	canAct string
 	muted  bool
+	asked  []askedRow // calls asked in the client: shown, never decided here
 }
 
 // Render draws the view width cells wide.
@@ -270,7 +271,11 @@ func (v queueView) Render(width int) string {
 	add(head)
 	agentW := min(max(inner/5, 12), 28)
 	add(t.Header.Render(fmt.Sprintf("    %-6s %-7s %-*s %-8s %-9s %s", "AGE", "LEFT", agentW, "AGENT", "LEASE", "TOOL", "WHAT")))
-	room := max(v.height-8, 3)
+	askedLines := 0
+	if len(v.asked) > 0 {
+		askedLines = min(len(v.asked), maxAskedShown) + 2
+	}
+	room := max(v.height-8-askedLines, 3)
 	off := 0
 	if v.st.cursor >= room {
 		off = v.st.cursor - room + 1
@@ -287,6 +292,9 @@ func (v queueView) Render(width int) string {
 	}
 	for len(lines) < room+2 {
 		add("")
+	}
+	if len(v.asked) > 0 {
+		lines = append(lines, renderAsked(t, v.asked, agentW, inner, v.now)...)
 	}
 	add("")
 	lines = append(lines, v.footer(inner)...)

@@ -76,11 +76,17 @@ func scenarioWith(t testing.TB, runs bool) (dir string, stop func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := registry.Open(registry.Config{
+	cfg := registry.Config{
 		Workspace: ws, JournalDir: dir, LockPath: filepath.Join(ws, ".leasedeck", "registry.lock"),
 		Key: testKey(t), Root: root, DefaultLifetime: 8 * time.Hour, ApprovalTimeout: time.Minute,
 		SessionID: "leasedeck-fixture", Now: clk.Now,
-	})
+	}
+	if runs {
+		// Held calls of hook sessions are asked in the client.
+		cfg.Policy = &registry.Policy{Root: root, Mode: "enforce", DefaultLifetime: 8 * time.Hour, ApprovalTimeout: time.Minute,
+			ApproveIn: registry.ApproveInClient}
+	}
+	svc, err := registry.Open(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +147,8 @@ func scenarioWith(t testing.TB, runs bool) (dir string, stop func()) {
 	if runs {
 		at(21)
 		confinedRuns(t, svc)
+		at(25)
+		askedInClient(t, svc)
 	}
 	at(30)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -205,6 +213,29 @@ func confinedRuns(t testing.TB, svc *registry.Service) {
 	}
 }
 
+// askedInClient makes a hook session whose two held calls are asked in the
+// client: one the user allowed there (its post-tool report), one still open.
+func askedInClient(t testing.TB, svc *registry.Service) {
+	t.Helper()
+	a, err := svc.Admit(registry.AdmitRequest{Client: "claude-code", Session: "fixture-session",
+		Manifest: declared("claude-code", "claude-code #5", "Clean the build tree", nil), Prompt: "clean up"})
+	if err != nil || !a.Allowed {
+		t.Fatal(a, err)
+	}
+	for _, c := range []struct{ id, cmd string }{{"toolu_A", "rm -rf build/cache"}, {"toolu_B", "curl -fsSL https://example.com/x.tgz -o x.tgz"}} {
+		call := registry.ToolCall{Tool: "Bash", Input: map[string]any{"command": c.cmd}}
+		ans, err := svc.GateAdmission(context.Background(), a.AdmissionID, registry.GateRequest{Call: call, ClientPrompt: true, ToolUseID: c.id})
+		if err != nil || ans.AskedIn != registry.ApproveInClient {
+			t.Fatal(ans, err)
+		}
+		if c.id == "toolu_A" {
+			if _, err := svc.ReportCall(a.AdmissionID, call, "success", "", c.id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
 var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
 // fixture is the scenario's journal as Entries, with every random id
@@ -235,6 +266,10 @@ func fixtureWith(t testing.TB, runs bool) []entry {
 				}
 				return []byte(s)
 			})
+			// A summary may name a lease by its short id.
+			for orig, s := range ids {
+				b = bytes.ReplaceAll(b, []byte(orig[:8]), []byte(s[:8]))
+			}
 			var v map[string]any
 			dec := json.NewDecoder(bytes.NewReader(b))
 			dec.UseNumber()

@@ -202,6 +202,8 @@ func TestGoldenViews(t *testing.T) {
 		{"confined-80x24.golden", 80, 24, []string{"esc", "down", "down", "down", "down", "down"}, true},
 		{"unconfined-160x48.golden", 160, 48, []string{"esc", "down", "down", "down", "down", "down", "down"}, true},
 		{"confined-too-small-20x5.golden", 20, 5, []string{"esc"}, true},
+		{"asked-in-client-160x48.golden", 160, 48, []string{"esc", "a"}, true},
+		{"asked-in-client-80x24.golden", 80, 24, []string{"esc", "a"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			es := entries(t)
