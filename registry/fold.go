@@ -116,7 +116,13 @@ func (s *State) applyLease(line *record.Line) error {
 		l.Narrowing = r.Reason
 	case r.Event.Closes():
 		if l.Status != Granted {
-			return fmt.Errorf("%s record for lease %s, which is already %s", r.Event, id, l.Status)
+			// The first close in the file decides; a later one changes
+			// nothing. The registry writes one close per lease (closers
+			// claim the lease first, closeclaim.go), but journals written
+			// before that claim existed can hold two closes raced onto one
+			// lease, and those must still fold and be served, not be
+			// opened read-only.
+			return nil
 		}
 		l.Status = Status(r.Event)
 		l.ClosedAt = r.Time()

@@ -36,6 +36,10 @@ func (s *Service) Revoke(id, by, reason string) (RevokeResult, error) {
 		s.mu.Unlock()
 		return RevokeResult{}, fmt.Errorf("%w: lease %s is %s", ErrClosed, id, l.Status)
 	}
+	if !s.closable(id) {
+		s.mu.Unlock()
+		return RevokeResult{}, fmt.Errorf("%w: lease %s is being closed", ErrClosed, id)
+	}
 	if by != "issuer" {
 		chain := s.st.Chain(id)
 		if !contains(chain, by) {
@@ -47,8 +51,8 @@ func (s *Service) Revoke(id, by, reason string) (RevokeResult, error) {
 	var ids []string
 	for _, cur := range s.st.Subtree(id) {
 		c := s.st.Leases[cur]
-		if c == nil || c.Status != Granted {
-			continue
+		if !s.closable(cur) {
+			continue // closed, or being closed by another closer
 		}
 		why := reason
 		if cur != id {
@@ -57,7 +61,9 @@ func (s *Service) Revoke(id, by, reason string) (RevokeResult, error) {
 		recs = append(recs, record.NewRevoked(now, cur, c.ParentID, by, why))
 		ids = append(ids, cur)
 	}
+	s.claimClose(ids)
 	s.mu.Unlock()
+	defer s.releaseClose(ids)
 	if err := s.appendLeases(recs...); err != nil {
 		return RevokeResult{}, err
 	}
@@ -80,7 +86,14 @@ func (s *Service) Finish(id string, ev Status, reason string) error {
 		s.mu.Unlock()
 		return fmt.Errorf("%w: lease %s is %s", ErrClosed, id, l.Status)
 	}
+	if !s.closable(id) {
+		s.mu.Unlock()
+		return fmt.Errorf("%w: lease %s is being closed", ErrClosed, id)
+	}
+	ids := []string{id}
+	s.claimClose(ids)
 	s.mu.Unlock()
+	defer s.releaseClose(ids)
 	if ev == Stopped && reason == "" {
 		reason = "stopped by an operator"
 	}

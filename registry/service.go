@@ -81,7 +81,13 @@ type Service struct {
 	// children being issued under each parent.
 	inflightSteps    map[string]float64
 	inflightChildren map[string]int
-	asks             askCounter // approval requests waiting under each lease
+	// closing holds the leases whose close is being written: decided
+	// under mu, written outside it, so a second closer (the agent
+	// finishing, a revoke, a cascade, the sweeper) must see the first one
+	// before its line is folded, or the journal gets a close for a closed
+	// lease, which does not fold (closeclaim.go).
+	closing map[string]bool
+	asks    askCounter // approval requests waiting under each lease
 
 	runs runBook // confined runs (confined.go)
 
@@ -134,6 +140,7 @@ func Open(cfg Config) (*Service, error) {
 		st:               NewState(),
 		inflightSteps:    map[string]float64{},
 		inflightChildren: map[string]int{},
+		closing:          map[string]bool{},
 		stop:             make(chan struct{}),
 		done:             make(chan struct{}),
 		kickCh:           make(chan struct{}, 1),

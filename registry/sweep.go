@@ -89,7 +89,7 @@ func (s *Service) sweep() {
 	s.mu.Lock()
 	ids := make([]string, 0)
 	for id, l := range s.st.Leases {
-		if l.Status == Granted && !now.Before(l.ExpiresAt) {
+		if s.closable(id) && !now.Before(l.ExpiresAt) {
 			ids = append(ids, id)
 		}
 	}
@@ -99,10 +99,12 @@ func (s *Service) sweep() {
 		r := record.NewClosed(record.Expired, l.ExpiresAt, id, l.ParentID, "")
 		recs = append(recs, r)
 	}
+	s.claimClose(ids)
 	s.mu.Unlock()
 	if len(recs) > 0 {
 		s.appendLeases(recs...)
 	}
+	s.releaseClose(ids)
 	for _, r := range s.book.Due(now) {
 		s.expireApproval(r.ID, "expiry")
 	}
