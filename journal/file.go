@@ -23,8 +23,18 @@ type file interface {
 // datasyncer is a file that makes its own appended bytes durable.
 type datasyncer interface{ Datasync() error }
 
+// syncFault, when set, may fail an fsync before it is made. Only a
+// binary built with the leasedeck_faultinject tag sets it (see
+// faultinject.go), for the chaos test; a shipped binary has none.
+var syncFault func(name string) error
+
 // syncFile makes appended bytes durable (fdatasync where there is one).
 func syncFile(f file) error {
+	if syncFault != nil {
+		if err := syncFault(f.Name()); err != nil {
+			return err
+		}
+	}
 	switch f := f.(type) {
 	case datasyncer:
 		return f.Datasync()
