@@ -55,6 +55,3 @@ func (ch *Checker) check(a *analysed) []Break {
 	ch.c.add(a)
 	return ch.c.takeTouched()
 }
-
-// Head is the seq and SHA-256 of the last line checked.
-func (ch *Checker) Head() (uint64, [32]byte) { return ch.c.headSeq, ch.c.headHash }

@@ -90,20 +90,16 @@ type VerifyOptions struct {
 	RequireProof bool
 }
 
-// Verify checks both files of a journal directory offline: every line is
-// complete, JSON, valid against its schema, carries seq counting up from 1
-// without gaps or repeats, a prev equal to the SHA-256 of the line with the
-// previous seq, and a mac that key confirms. Every break is listed with its
-// file, seq (or line) and reason; damage is explained once, at the line
-// that was damaged, rather than again at each line after it.
+// VerifyWith checks both files of a journal directory offline: every line
+// is complete, JSON, valid against its schema, carries seq counting up from
+// 1 without gaps or repeats, a prev equal to the SHA-256 of the line with
+// the previous seq, and a mac that key confirms; opts adds the caller's own
+// rules. Every break is listed with its file, seq (or line) and reason;
+// damage is explained once, at the line that was damaged, rather than again
+// at each line after it.
 //
-// A nil key skips the macs (Report.MACsChecked says so). Verify needs no
-// lock and may run while a Writer appends; it reads what is complete.
-func Verify(dir string, key []byte) Report {
-	return VerifyWith(dir, key, VerifyOptions{})
-}
-
-// VerifyWith is Verify with the caller's own rules added.
+// A nil key skips the macs (Report.MACsChecked says so). VerifyWith needs
+// no lock and may run while a Writer appends; it reads what is complete.
 func VerifyWith(dir string, key []byte, opts VerifyOptions) Report {
 	r := Report{Dir: dir, MACsChecked: key != nil}
 	var kept *Head

@@ -354,9 +354,6 @@ func (w *Writer) closeFiles() error {
 	return first
 }
 
-// Dir is the journal directory.
-func (w *Writer) Dir() string { return w.dir }
-
 // Head is a file's chain head: the seq and hash of its last line (0 and
 // ZeroHash for an empty file), and its size, where the next line will go.
 func (w *Writer) Head(k Kind) (seq uint64, hash string, size int64) {
@@ -383,9 +380,4 @@ func (w *Writer) Broken() error {
 		return nil
 	}
 	return &BreakError{Break: b[0], More: len(b) - 1}
-}
-
-// Recoveries lists the torn tails Open moved aside.
-func (w *Writer) Recoveries() []Recovery {
-	return append([]Recovery(nil), w.recov...)
 }

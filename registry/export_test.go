@@ -77,3 +77,28 @@ func WritePrefixSnapshot(cfg Config, upTo [2]uint64) (string, error) {
 	store := newSnapshotter(cfg).store
 	return store.write(snapshotHeader{Files: pos, CheckpointSeq: cp}, ss, "")
 }
+
+// Fold applies one journal value to a state and an approval book.
+func Fold(st *State, book *approvals.Book, k journal.Kind, v map[string]any) error {
+	l := record.Parse(k, v)
+	return FoldLine(st, book, &l)
+}
+
+// Mode is the enforcement mode in force: "enforce" unless the policy says
+// "observe".
+func (s *Service) Mode() string { return s.PolicyInfo().Mode }
+
+// Snapshot runs fn with the state under the lock. fn must not keep
+// references past its return, nor call back into the service.
+func (s *Service) Snapshot(fn func(st *State)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn(s.st)
+}
+
+// Report records a tool's outcome (its result only as a hash and a
+// redacted summary made by the caller) and checks scope: a change outside
+// the grant (a write outside write_paths) revokes the lease.
+func (s *Service) Report(admissionID string, call ToolCall, status, resultHash, summary string) (ReportResult, error) {
+	return s.ReportCall(admissionID, call, status, resultHash, "")
+}

@@ -9,12 +9,6 @@ import (
 	"github.com/leasedeck/leasedeck/registry/record"
 )
 
-// Fold applies one journal value to a state and an approval book.
-func Fold(st *State, book *approvals.Book, k journal.Kind, v map[string]any) error {
-	l := record.Parse(k, v)
-	return FoldLine(st, book, &l)
-}
-
 // FoldLine applies one parsed journal line to a state and an approval
 // book. It is the one definition of what the journal means, shared by the
 // registry, `journal verify` and every cockpit watching the files.

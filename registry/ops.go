@@ -60,7 +60,7 @@ func op[P, R any](name wire.Op, access wire.Access, doc string, bind func(*P) sc
 // opTable is every op the socket answers. README's "Socket API" section
 // is tested against it.
 var opTable = []opSpec{
-	op(wire.OpStatus, wire.ReadOnly, "workspace, pid, key fingerprint, journal heads, pending approvals, health", nil, (*Handler).opStatus),
+	op(wire.OpStatus, wire.ReadOnly, "workspace, pid, key fingerprint, journal heads, pending approvals, health, how it started (from a snapshot or every line) and the last snapshot error", nil, (*Handler).opStatus),
 	op(wire.OpIssue, wire.Session, "issue a lease from `manifest` under `parent`, which must be the caller's session lease or under it; a root lease (no `parent`) needs the operator token; a refusal is an answer", bindIssue, (*Handler).opIssue),
 	op(wire.OpGate, wire.Session, "decide a tool call (`tool`, `input`) under `lease_id`, `admission_id` or `session`; waits while a human decides (the summary the human reads is derived from `input`)", bindGate, (*Handler).opGate),
 	op(wire.OpCheck, wire.Session, "the same decision as gate, spending nothing, journaled as a check (`ask` when a human would decide)", bindCheck, (*Handler).opCheck),

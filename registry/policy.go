@@ -118,10 +118,6 @@ func (s *Service) PolicyInfo() PolicyInfo {
 	return info
 }
 
-// Mode is the enforcement mode in force: "enforce" unless the policy says
-// "observe".
-func (s *Service) Mode() string { return s.PolicyInfo().Mode }
-
 // approvalTimeout is the policy's approval timeout (under the lock: an
 // operator reload may change it).
 func (s *Service) approvalTimeout() time.Duration {

@@ -137,6 +137,9 @@ func (h *Handler) status() wire.StatusResult {
 		PendingApprovals: len(s.book.Pending()),
 		Health:           "ok",
 	}
+	start := s.Start()
+	st.Start = wire.StartStatus{FromSnapshot: start.FromSnapshot, SnapshotAt: start.At,
+		ReplayedLines: start.Replayed, Refused: start.Refused, SnapshotError: s.SnapshotError()}
 	if err := s.Health(); err != nil {
 		st.Health = err.Error()
 	}

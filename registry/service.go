@@ -239,11 +239,3 @@ func (s *Service) lease(id string) (*LeaseState, bool) {
 	l, ok := s.st.Leases[id]
 	return l, ok
 }
-
-// Snapshot runs fn with the state under the lock. fn must not keep
-// references past its return, nor call back into the service.
-func (s *Service) Snapshot(fn func(st *State)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	fn(s.st)
-}

@@ -44,13 +44,6 @@ type ReportResult struct {
 	Revoked   []string
 }
 
-// Report records a tool's outcome (its result only as a hash and a
-// redacted summary made by the caller) and checks scope: a change outside
-// the grant (a write outside write_paths) revokes the lease.
-func (s *Service) Report(admissionID string, call ToolCall, status, resultHash, summary string) (ReportResult, error) {
-	return s.ReportCall(admissionID, call, status, resultHash, "")
-}
-
 // ReportCall is Report for a call the client names (toolUseID, its
 // post-tool event's tool_use_id): a call asked in the client is answered
 // by it (clientask.go) before it is reported.

@@ -237,7 +237,7 @@ func TestEveryFreeTextFieldAtItsCap(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if r := journal.Verify(dir, key); !r.OK() {
+	if r := journal.VerifyWith(dir, key, journal.VerifyOptions{}); !r.OK() {
 		t.Fatalf("journal does not verify: %v", r.Breaks)
 	}
 	if len(leaseCases) < 9*2*3 || len(auditCases) < len(auditKinds)*(3+len(record.DetailNames()))*3 {

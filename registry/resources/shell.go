@@ -100,19 +100,17 @@ type Hold struct {
 // within sh -c, eval within eval, …) before the analysis gives up.
 const maxShellDepth = 4
 
-// Shell analyses a bash command line. It returns an error — and the gate must
-// refuse — when the line does not parse, when the program run by a command
-// cannot be determined statically ($CMD x, ${X}y, $(echo rm) x, r* x), when a
-// redirection target is not static, when scripts nest deeper than
-// maxShellDepth, or when a construct would run code the analysis cannot see
-// (eval "$x", sh -c "$x", ${x@P}, assigning BASH_ENV or LD_PRELOAD, …).
+// ShellAt analyses a bash command line that starts in the absolute
+// directory base: patterns in arguments (cat .e*) are expanded against the
+// files there, so that the gate sees the names bash will pass. It returns
+// an error — and the gate must refuse — when the line does not parse, when
+// the program run by a command cannot be determined statically ($CMD x,
+// ${X}y, $(echo rm) x, r* x), when a redirection target is not static, when
+// scripts nest deeper than maxShellDepth, or when a construct would run code
+// the analysis cannot see (eval "$x", sh -c "$x", ${x@P}, assigning
+// BASH_ENV or LD_PRELOAD, …).
 //
-// Shell never panics: an internal failure is reported as an error.
-func Shell(command string) (use ShellUse, err error) { return ShellAt(command, "") }
-
-// ShellAt is Shell for a command line that starts in the absolute directory
-// base: patterns in arguments (cat .e*) are expanded against the files
-// there, so that the gate sees the names bash will pass.
+// ShellAt never panics: an internal failure is reported as an error.
 func ShellAt(command, base string) (use ShellUse, err error) {
 	defer func() {
 		if r := recover(); r != nil {

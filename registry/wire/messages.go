@@ -51,6 +51,23 @@ type StatusResult struct {
 	PendingApprovals int           `json:"pending_approvals"`
 	// Health is "ok", or why the registry cannot decide.
 	Health string `json:"health"`
+	// Start says how the registry rebuilt its state, and how its
+	// snapshots fare since.
+	Start StartStatus `json:"start"`
+}
+
+// StartStatus is how a registry rebuilt its state at start: from a
+// snapshot and the journal's tail, or from every line.
+type StartStatus struct {
+	FromSnapshot bool `json:"from_snapshot"`
+	// SnapshotAt is the journal position the snapshot it started from
+	// was taken at.
+	SnapshotAt    string   `json:"snapshot_at,omitempty"`
+	ReplayedLines int      `json:"replayed_lines"`
+	Refused       []string `json:"snapshots_refused,omitempty"` // why snapshots there were not used
+	// SnapshotError is why the last snapshot could not be written ("":
+	// it was, or none was due).
+	SnapshotError string `json:"snapshot_error,omitempty"`
 }
 
 // JournalStatus is the head of each journal file.
