@@ -185,85 +185,21 @@ func Install(client string, existing []byte, opts InstallOptions) (InstallResult
 	if pluginClients[a.Name()] {
 		return InstallResult{}, fmt.Errorf("install: %s's hooks are a plugin file (InstallPlugin), not settings entries", a.Name())
 	}
-	opts.Command = strings.TrimSpace(opts.Command)
-	if opts.Command == "" {
-		return InstallResult{}, errors.New("install: empty hook command")
+	opts, err = checkedInstallOptions(opts)
+	if err != nil {
+		return InstallResult{}, err
 	}
-	if opts.Timeout <= 0 {
-		if opts.ApprovalTimeout <= 0 {
-			return InstallResult{}, errors.New("install: an approval timeout (or an explicit hook timeout) is required")
-		}
-		opts.Timeout = HookTimeoutFor(opts.ApprovalTimeout)
+	root, hooks, err := settingsHooks(a.Name(), existing)
+	if err != nil {
+		return InstallResult{}, err
 	}
-	if opts.Timeout <= opts.ApprovalTimeout {
-		return InstallResult{}, fmt.Errorf("install: hook timeout %s must be longer than the approval timeout %s",
-			opts.Timeout, opts.ApprovalTimeout)
-	}
-
-	var root *jsonObject
-	if len(bytes.TrimSpace(existing)) == 0 {
-		root = &jsonObject{}
-	} else {
-		v, err := decodeOrdered(existing)
-		if err != nil {
-			return InstallResult{}, fmt.Errorf("install: cannot read the existing settings: %w", err)
-		}
-		o, ok := v.(*jsonObject)
-		if !ok {
-			return InstallResult{}, errors.New("install: the existing settings are not a JSON object")
-		}
-		root = o
-	}
-	if a.Name() == "copilot" {
-		if _, ok := root.get("version"); !ok {
-			root.set("version", json.Number("1"))
-		}
-	}
-	hv, ok := root.get("hooks")
-	if !ok || hv == nil {
-		hv = &jsonObject{}
-		root.set("hooks", hv)
-	}
-	hooks, ok := hv.(*jsonObject)
-	if !ok {
-		return InstallResult{}, errors.New(`install: "hooks" in the existing settings is not an object`)
-	}
-
 	res := InstallResult{}
 	for _, spec := range a.Events() {
 		if spec.Optional && !opts.Optional {
 			continue
 		}
-		want := handlerFor(a, spec, opts)
-		ev, present := hooks.get(spec.Native)
-		var list []any
-		if present && ev != nil {
-			l, ok := ev.([]any)
-			if !ok {
-				return InstallResult{}, fmt.Errorf("install: hooks.%s in the existing settings is not an array", spec.Native)
-			}
-			list = l
-		}
-		owner := Owner{Client: a.Name(), Workspace: opts.Workspace, Commands: append([]string{opts.Command}, opts.Replaces...)}
-		found, changed, notes := ensureHandler(a.Name(), list, want, owner, spec)
-		res.Notes = append(res.Notes, notes...)
-		switch {
-		case found && changed:
-			res.Updated = append(res.Updated, spec.Native)
-		case !found:
-			entry := any(want)
-			if !flatHandlers(a.Name()) {
-				// Claude Code, Codex and Gemini CLI nest handlers in matcher
-				// groups; VS Code's native format has no matcher level.
-				g := &jsonObject{}
-				if spec.Tools {
-					g.set("matcher", "*")
-				}
-				g.set("hooks", []any{want})
-				entry = g
-			}
-			hooks.set(spec.Native, append(list, entry))
-			res.Added = append(res.Added, spec.Native)
+		if err := mergeEvent(a, spec, hooks, opts, &res); err != nil {
+			return InstallResult{}, err
 		}
 	}
 	if opts.HTTP != nil && a.Name() == "claude-code" {
@@ -277,6 +213,96 @@ func Install(client string, existing []byte, opts InstallOptions) (InstallResult
 	res.Changed = true
 	res.Bytes = encodeOrdered(root, detectIndent(existing))
 	return res, nil
+}
+
+// checkedInstallOptions trims the hook command and settles the hook
+// timeout, which must outlast the approval timeout (or a waiting call
+// would be cut off by the client before a human could answer).
+func checkedInstallOptions(opts InstallOptions) (InstallOptions, error) {
+	opts.Command = strings.TrimSpace(opts.Command)
+	if opts.Command == "" {
+		return opts, errors.New("install: empty hook command")
+	}
+	if opts.Timeout <= 0 {
+		if opts.ApprovalTimeout <= 0 {
+			return opts, errors.New("install: an approval timeout (or an explicit hook timeout) is required")
+		}
+		opts.Timeout = HookTimeoutFor(opts.ApprovalTimeout)
+	}
+	if opts.Timeout <= opts.ApprovalTimeout {
+		return opts, fmt.Errorf("install: hook timeout %s must be longer than the approval timeout %s",
+			opts.Timeout, opts.ApprovalTimeout)
+	}
+	return opts, nil
+}
+
+// settingsHooks reads the settings file's bytes (empty: a new file) and
+// returns its root object and its "hooks" object, creating the latter.
+func settingsHooks(client string, existing []byte) (*jsonObject, *jsonObject, error) {
+	root := &jsonObject{}
+	if len(bytes.TrimSpace(existing)) > 0 {
+		v, err := decodeOrdered(existing)
+		if err != nil {
+			return nil, nil, fmt.Errorf("install: cannot read the existing settings: %w", err)
+		}
+		o, ok := v.(*jsonObject)
+		if !ok {
+			return nil, nil, errors.New("install: the existing settings are not a JSON object")
+		}
+		root = o
+	}
+	if client == "copilot" {
+		if _, ok := root.get("version"); !ok {
+			root.set("version", json.Number("1"))
+		}
+	}
+	hv, ok := root.get("hooks")
+	if !ok || hv == nil {
+		hv = &jsonObject{}
+		root.set("hooks", hv)
+	}
+	hooks, ok := hv.(*jsonObject)
+	if !ok {
+		return nil, nil, errors.New(`install: "hooks" in the existing settings is not an object`)
+	}
+	return root, hooks, nil
+}
+
+// mergeEvent puts leasedeck's handler for one event into hooks: updated
+// in place when an entry of ours is there, added otherwise.
+func mergeEvent(a Adapter, spec EventSpec, hooks *jsonObject, opts InstallOptions, res *InstallResult) error {
+	want := handlerFor(a, spec, opts)
+	ev, present := hooks.get(spec.Native)
+	var list []any
+	if present && ev != nil {
+		l, ok := ev.([]any)
+		if !ok {
+			return fmt.Errorf("install: hooks.%s in the existing settings is not an array", spec.Native)
+		}
+		list = l
+	}
+	owner := Owner{Client: a.Name(), Workspace: opts.Workspace, Commands: append([]string{opts.Command}, opts.Replaces...)}
+	found, changed, notes := ensureHandler(a.Name(), list, want, owner, spec)
+	res.Notes = append(res.Notes, notes...)
+	switch {
+	case found && changed:
+		res.Updated = append(res.Updated, spec.Native)
+	case !found:
+		entry := any(want)
+		if !flatHandlers(a.Name()) {
+			// Claude Code, Codex and Gemini CLI nest handlers in matcher
+			// groups; VS Code's native format has no matcher level.
+			g := &jsonObject{}
+			if spec.Tools {
+				g.set("matcher", "*")
+			}
+			g.set("hooks", []any{want})
+			entry = g
+		}
+		hooks.set(spec.Native, append(list, entry))
+		res.Added = append(res.Added, spec.Native)
+	}
+	return nil
 }
 
 // handlerFor builds leasedeck's handler entry for one event.
