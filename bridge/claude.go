@@ -81,6 +81,26 @@ func specOf(specs []EventSpec, native string) (EventSpec, bool) {
 	return EventSpec{}, false
 }
 
+// eventHead reads the event's name (from the first of nameKeys present)
+// and looks it up in specs. known is false for an event the client sends
+// that maps to no op (observed: answered with no opinion) and for one
+// nobody knows, which is ErrUnknownEvent; ev then names the event only.
+func eventHead(p *payload, client string, specs []EventSpec, observed map[string]bool, nameKeys ...string) (ev *Event, spec EventSpec, known bool, err error) {
+	name, err := p.need(nameKeys...)
+	if err != nil {
+		return nil, EventSpec{}, false, err
+	}
+	ev = &Event{Client: client, Native: name}
+	spec, known = specOf(specs, name)
+	if !known && !observed[name] {
+		return ev, spec, false, fmt.Errorf("%w: %s sent %q", ErrUnknownEvent, client, name)
+	}
+	if known {
+		ev.Op, ev.Gate = spec.Op, spec.Gate
+	}
+	return ev, spec, known, nil
+}
+
 // Timeout: 600 s for command hooks since v2.1.3; UserPromptSubmit's default
 // is 30 s; SessionEnd hooks share 1.5 s, raised to the largest per-hook
 // timeout up to 60 s.
@@ -129,20 +149,11 @@ func (a claudeAdapter) Parse(stdin []byte) (*Event, error) {
 // parseClaudeLike reads the Claude Code payload shape, which Codex shares
 // almost member for member (clients.md §2.2: "same vocabulary").
 func parseClaudeLike(p *payload, client string, specs []EventSpec, observed map[string]bool) (*Event, error) {
-	name, err := p.need("hook_event_name")
-	if err != nil {
-		return nil, err
-	}
-	ev := &Event{Client: client, Native: name}
-	spec, known := specOf(specs, name)
+	ev, _, known, err := eventHead(p, client, specs, observed, "hook_event_name")
 	if !known {
-		if observed[name] {
-			return ev, nil
-		}
-		return ev, fmt.Errorf("%w: %s sent %q", ErrUnknownEvent, client, name)
+		return ev, err
 	}
-	ev.Op, ev.Gate = spec.Op, spec.Gate
-	ev.PermissionPhase = name == "PermissionRequest"
+	ev.PermissionPhase = ev.Native == "PermissionRequest"
 	if ev.Session, err = p.need("session_id"); err != nil {
 		return ev, err
 	}
@@ -172,7 +183,7 @@ func parseClaudeLike(p *payload, client string, specs []EventSpec, observed map[
 	}
 	ev.StopHookActive = p.boolean("stop_hook_active")
 
-	switch name {
+	switch ev.Native {
 	case "SessionStart":
 		if ev.Source, err = p.str("source"); err != nil {
 			return ev, err
@@ -193,7 +204,7 @@ func parseClaudeLike(p *payload, client string, specs []EventSpec, observed map[
 			return ev, &InputError{Client: client, Pointer: "/agent_id", Msg: "missing (required)"}
 		}
 		ev.Child = true
-		if name == "SubagentStop" {
+		if ev.Native == "SubagentStop" {
 			ev.StopReason = "completed"
 			if client == "claude-code" {
 				// The subagent's own transcript holds only its run; the

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -58,19 +57,10 @@ func (a geminiAdapter) Parse(stdin []byte) (*Event, error) {
 	if err != nil {
 		return sniffEvent(a.Name(), geminiEvents, stdin), err
 	}
-	name, err := p.need("hook_event_name")
-	if err != nil {
-		return nil, err
-	}
-	ev := &Event{Client: a.Name(), Native: name}
-	spec, known := specOf(geminiEvents, name)
+	ev, _, known, err := eventHead(p, a.Name(), geminiEvents, geminiObserved, "hook_event_name")
 	if !known {
-		if geminiObserved[name] {
-			return ev, nil
-		}
-		return ev, fmt.Errorf("%w: gemini sent %q", ErrUnknownEvent, name)
+		return ev, err
 	}
-	ev.Op, ev.Gate = spec.Op, spec.Gate
 	if ev.Session, err = p.need("session_id"); err != nil {
 		return ev, err
 	}
@@ -81,7 +71,7 @@ func (a geminiAdapter) Parse(stdin []byte) (*Event, error) {
 		return ev, err
 	}
 	ev.StopHookActive = p.boolean("stop_hook_active")
-	switch name {
+	switch ev.Native {
 	case "SessionStart":
 		ev.Source, err = p.str("source")
 	case "BeforeAgent":

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -56,19 +55,10 @@ func parsePlugin(client string, specs []EventSpec, observed map[string]bool, tra
 	if err != nil {
 		return sniffPluginEvent(client, specs, stdin), err
 	}
-	name, err := p.need("hook_event_name")
-	if err != nil {
-		return nil, err
-	}
-	ev := &Event{Client: client, Native: name}
-	spec, known := specOf(specs, name)
+	ev, spec, known, err := eventHead(p, client, specs, observed, "hook_event_name")
 	if !known {
-		if observed[name] {
-			return ev, nil
-		}
-		return ev, fmt.Errorf("%w: %s sent %q", ErrUnknownEvent, client, name)
+		return ev, err
 	}
-	ev.Op, ev.Gate = spec.Op, spec.Gate
 	if ev.Session, err = p.need("session_id"); err != nil {
 		return ev, err
 	}

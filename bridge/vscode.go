@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"fmt"
 	"strings"
 	"time"
 )
@@ -57,19 +56,10 @@ func (a vscodeAdapter) Parse(stdin []byte) (*Event, error) {
 func parseVSCode(p *payload) (*Event, error) {
 	const client = "vscode"
 	p.client = client
-	name, err := p.need("hookEventName", "hook_event_name")
-	if err != nil {
-		return nil, err
-	}
-	ev := &Event{Client: client, Native: name}
-	spec, known := specOf(vscodeEvents, name)
+	ev, _, known, err := eventHead(p, client, vscodeEvents, vscodeObserved, "hookEventName", "hook_event_name")
 	if !known {
-		if vscodeObserved[name] {
-			return ev, nil
-		}
-		return ev, fmt.Errorf("%w: vscode sent %q", ErrUnknownEvent, name)
+		return ev, err
 	}
-	ev.Op, ev.Gate = spec.Op, spec.Gate
 	if ev.Session, err = p.need("sessionId", "session_id"); err != nil {
 		return ev, err
 	}
@@ -91,7 +81,7 @@ func parseVSCode(p *payload) (*Event, error) {
 		ev.Subagent = &Subagent{ID: agentID, Type: agentType}
 	}
 	ev.StopHookActive = p.boolean("stop_hook_active")
-	switch name {
+	switch ev.Native {
 	case "SessionStart":
 		ev.Source, err = p.str("source")
 	case "UserPromptSubmit":
@@ -106,7 +96,7 @@ func parseVSCode(p *payload) (*Event, error) {
 			return ev, &InputError{Client: client, Pointer: "/agent_id", Msg: "missing (required)"}
 		}
 		ev.Child = true
-		if name == "SubagentStop" {
+		if ev.Native == "SubagentStop" {
 			ev.StopReason = "completed"
 		}
 	case "Stop":
