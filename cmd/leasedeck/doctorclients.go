@@ -59,9 +59,7 @@ func doctorClients(r *doctorReport, w workspace.Workspace, approval time.Duratio
 }
 
 func doctorClient(r *doctorReport, w workspace.Workspace, client string, p program, approval time.Duration) {
-	home, _ := os.UserHomeDir()
-	loc := bridge.Locations{Workspace: w.Root, Home: home, CodexHome: os.Getenv("CODEX_HOME"), GeminiHome: os.Getenv("GEMINI_CLI_HOME"),
-		ConfigHome: os.Getenv("XDG_CONFIG_HOME"), PiAgentDir: os.Getenv("PI_CODING_AGENT_DIR"), CopilotHome: os.Getenv("COPILOT_HOME")}
+	loc := clientLocations(w.Root)
 	var ours []bridge.InstalledHook
 	var scopes []bridge.Scope
 	// The program's line comes first; the scopes' lines are checked first.

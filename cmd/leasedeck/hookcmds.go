@@ -178,9 +178,7 @@ func runInstall(args []string, e *env) int {
 		e.errorf("policy refused: %v", err)
 		return exitInvalid
 	}
-	home, _ := os.UserHomeDir()
-	loc := bridge.Locations{Workspace: w.Root, Home: home, CodexHome: os.Getenv("CODEX_HOME"), GeminiHome: os.Getenv("GEMINI_CLI_HOME"),
-		CopilotHome: os.Getenv("COPILOT_HOME")}
+	loc := clientLocations(w.Root)
 	path, err := bridge.SettingsPath(a.Name(), bridge.Scope(*scope), loc)
 	if err != nil {
 		e.errorf("%v", err)

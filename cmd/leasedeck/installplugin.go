@@ -18,8 +18,7 @@ import (
 // the timeout written in) where the client discovers it, keeping a backup
 // of a different file it replaces. Running it again changes nothing.
 func installPlugin(e *env, client string, w workspace.Workspace, scope, exe string, timeout, approval time.Duration, dry bool) int {
-	home, _ := os.UserHomeDir()
-	loc := bridge.Locations{Workspace: w.Root, Home: home, ConfigHome: os.Getenv("XDG_CONFIG_HOME"), PiAgentDir: os.Getenv("PI_CODING_AGENT_DIR")}
+	loc := clientLocations(w.Root)
 	path, err := bridge.PluginPath(client, bridge.Scope(scope), loc)
 	if err != nil {
 		e.errorf("%v", err)

@@ -122,3 +122,41 @@ func TestUninstallAfterTheUserEdited(t *testing.T) {
 		t.Errorf("a broken file: %+v", r)
 	}
 }
+
+// Where a client's home is moved by its environment variable, install and
+// uninstall find the same file: uninstall once looked for Copilot CLI's
+// hooks under ~/.copilot while install had written them under
+// $COPILOT_HOME, and left them installed.
+func TestUninstallFindsWhatInstallWroteUnderAMovedHome(t *testing.T) {
+	d := newDoctorWS(t)
+	moved := map[string]string{"copilot": "COPILOT_HOME", "codex": "CODEX_HOME", "gemini": "GEMINI_CLI_HOME", "pi": "PI_CODING_AGENT_DIR"}
+	for client, variable := range moved {
+		t.Run(client, func(t *testing.T) {
+			dir := t.TempDir()
+			env := d.env
+			d.env = append(append([]string(nil), env...), variable+"="+dir)
+			defer func() { d.env = env }()
+			if r := d.run("", "install", client, "--scope", "user"); r.code != 0 {
+				t.Fatalf("install: %+v", r)
+			}
+			var written []string
+			filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+				if err == nil && !e.IsDir() {
+					written = append(written, p)
+				}
+				return nil
+			})
+			if len(written) == 0 {
+				t.Fatalf("install wrote nothing under $%s", variable)
+			}
+			if r := d.run("", "uninstall", client, "--scope", "user"); r.code != 0 {
+				t.Fatalf("uninstall: %+v", r)
+			}
+			for _, p := range written {
+				if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), "leasedeck") {
+					t.Errorf("%s still holds leasedeck's hooks after uninstall:\n%s", p, b)
+				}
+			}
+		})
+	}
+}

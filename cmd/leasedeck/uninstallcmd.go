@@ -121,5 +121,5 @@ func writeUninstalled(path string, res bridge.UninstallResult, haveBackup bool, 
 func clientLocations(root string) bridge.Locations {
 	home, _ := os.UserHomeDir()
 	return bridge.Locations{Workspace: root, Home: home, CodexHome: os.Getenv("CODEX_HOME"), GeminiHome: os.Getenv("GEMINI_CLI_HOME"),
-		ConfigHome: os.Getenv("XDG_CONFIG_HOME"), PiAgentDir: os.Getenv("PI_CODING_AGENT_DIR")}
+		ConfigHome: os.Getenv("XDG_CONFIG_HOME"), PiAgentDir: os.Getenv("PI_CODING_AGENT_DIR"), CopilotHome: os.Getenv("COPILOT_HOME")}
 }
