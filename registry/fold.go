@@ -160,6 +160,7 @@ func (s *State) applyAudit(line *record.Line) {
 	case EventGateAllowed, EventGateDenied, EventGateHeld, EventApprovalClientAsked:
 		if a.EventType == EventGateAllowed || a.EventType == EventApprovalClientAsked {
 			s.Charge(d.LeaseID, Spend{Steps: figure(d.Steps)})
+			l.SpendSeries.Add(l.IssuedAt, a.Time(), figure(d.Steps), 0)
 		}
 		at := a.Time()
 		l.LastActivity = at
@@ -179,6 +180,7 @@ func (s *State) applyAudit(line *record.Line) {
 		}
 	case EventBudgetSpent:
 		s.Charge(d.LeaseID, Spend{Steps: figure(d.Steps), Tokens: figure(d.Tokens), CostUSD: figure(d.CostUSD)})
+		l.SpendSeries.Add(l.IssuedAt, a.Time(), figure(d.Steps), figure(d.Tokens))
 	case EventRunConfined:
 		c := confinementFromRecord(a)
 		l.Run = &c

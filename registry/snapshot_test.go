@@ -224,16 +224,17 @@ func TestSnapshotPlusTailIsTheFullReplay(t *testing.T) {
 // this list) rather than lose it at the next start.
 func TestSnapshotCoversEveryField(t *testing.T) {
 	carried := map[reflect.Type]string{
-		reflect.TypeFor[State]():      "Leases Order Sessions Admissions Capabilities ClientAsks AnsweredAsks",
-		reflect.TypeFor[LeaseState](): "ID ParentID Status Declared DeclaredHash Granted Lease GrantedHash Narrowing Reasons Reason RevokedBy IssuedAt ExpiresAt ClosedAt Spent Children Activity LastActivity Decisions Compacted Run where agent purpose",
-		reflect.TypeFor[lineRange]():  "located record recordSeq first firstSeq last",
-		reflect.TypeFor[Manifest]():   "Raw SchemaVersion Agent Purpose HasPurpose Allow Deny Budget Approvals",
-		reflect.TypeFor[Budget]():     "vals set",
-		reflect.TypeFor[Session]():    "Hash LeaseID Client ParentHash Current CapabilityHash",
-		reflect.TypeFor[Admission]():  "ID LeaseID SessionHash Client BegunAt Gated Allowed Denied Reported Ungated Violations Telemetry Estimates Finalized pendingOK",
-		reflect.TypeFor[Spend]():      "Steps Tokens CostUSD",
-		reflect.TypeFor[GateEvent]():  "At Tool Decision Reason Summary",
-		reflect.TypeFor[ClientAsk]():  "ID LeaseID AdmissionID Client Tool ToolUseID Summary Names InputHash AskedAt Outcome Source AnsweredAt",
+		reflect.TypeFor[State]():       "Leases Order Sessions Admissions Capabilities ClientAsks AnsweredAsks",
+		reflect.TypeFor[LeaseState]():  "ID ParentID Status Declared DeclaredHash Granted Lease GrantedHash Narrowing Reasons Reason RevokedBy IssuedAt ExpiresAt ClosedAt Spent SpendSeries Children Activity LastActivity Decisions Compacted Run where agent purpose",
+		reflect.TypeFor[lineRange]():   "located record recordSeq first firstSeq last",
+		reflect.TypeFor[Manifest]():    "Raw SchemaVersion Agent Purpose HasPurpose Allow Deny Budget Approvals",
+		reflect.TypeFor[Budget]():      "vals set",
+		reflect.TypeFor[Session]():     "Hash LeaseID Client ParentHash Current CapabilityHash",
+		reflect.TypeFor[Admission]():   "ID LeaseID SessionHash Client BegunAt Gated Allowed Denied Reported Ungated Violations Telemetry Estimates Finalized pendingOK",
+		reflect.TypeFor[Spend]():       "Steps Tokens CostUSD",
+		reflect.TypeFor[SpendSeries](): "Width Steps Tokens",
+		reflect.TypeFor[GateEvent]():   "At Tool Decision Reason Summary",
+		reflect.TypeFor[ClientAsk]():   "ID LeaseID AdmissionID Client Tool ToolUseID Summary Names InputHash AskedAt Outcome Source AnsweredAt",
 	}
 	for typ, fields := range carried {
 		var have []string

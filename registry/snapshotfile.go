@@ -23,7 +23,7 @@ import (
 // lease can begin with. It lives in the per-user state directory; whoever
 // writes it without the key writes a file that is not believed.
 const (
-	snapshotFormat  = 1
+	snapshotFormat  = 2 // 2: each lease carries its spend series
 	snapshotContext = "leasedeck-registry-snapshot/1\n"
 	snapshotPrefix  = "snapshot-"
 	snapshotSuffix  = ".json"

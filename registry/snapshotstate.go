@@ -44,6 +44,7 @@ type snapLease struct {
 	ExpiresAt    time.Time       `json:"expires_at"`
 	ClosedAt     time.Time       `json:"closed_at"`
 	Spent        Spend           `json:"spent"`
+	SpendSeries  SpendSeries     `json:"spend_series"`
 	Children     []string        `json:"children"`
 	Activity     []GateEvent     `json:"activity"`
 	LastActivity time.Time       `json:"last_activity"`
@@ -145,7 +146,7 @@ func snapshotOf(st *State, book *approvals.Book) (*snapState, error) {
 func leaseSnapshot(l *LeaseState) (snapLease, error) {
 	s := snapLease{ID: l.ID, ParentID: l.ParentID, Status: l.Status, DeclaredHash: l.DeclaredHash, GrantedHash: l.GrantedHash,
 		Narrowing: l.Narrowing, Reasons: l.Reasons, Reason: l.Reason, RevokedBy: l.RevokedBy,
-		IssuedAt: l.IssuedAt, ExpiresAt: l.ExpiresAt, ClosedAt: l.ClosedAt, Spent: l.Spent, Children: l.Children,
+		IssuedAt: l.IssuedAt, ExpiresAt: l.ExpiresAt, ClosedAt: l.ClosedAt, Spent: l.Spent, SpendSeries: l.SpendSeries.clone(), Children: l.Children,
 		Activity: l.Activity, LastActivity: l.LastActivity, Decisions: l.Decisions, Compacted: l.Compacted,
 		Run: cloneConfinement(l.Run),
 		Where: snapRange{Located: l.where.located, Record: l.where.record, RecordSeq: l.where.recordSeq,
@@ -245,12 +246,15 @@ func (ss *snapState) restore() (*State, *approvals.Book, error) {
 func (s *snapLease) restore() (*LeaseState, error) {
 	l := &LeaseState{ID: s.ID, ParentID: s.ParentID, Status: s.Status, DeclaredHash: s.DeclaredHash, GrantedHash: s.GrantedHash,
 		Narrowing: s.Narrowing, Reasons: s.Reasons, Reason: s.Reason, RevokedBy: s.RevokedBy,
-		IssuedAt: s.IssuedAt, ExpiresAt: s.ExpiresAt, ClosedAt: s.ClosedAt, Spent: s.Spent, Children: s.Children,
+		IssuedAt: s.IssuedAt, ExpiresAt: s.ExpiresAt, ClosedAt: s.ClosedAt, Spent: s.Spent, SpendSeries: s.SpendSeries, Children: s.Children,
 		Activity: s.Activity, LastActivity: s.LastActivity, Decisions: s.Decisions, Compacted: s.Compacted,
 		Run: cloneConfinement(s.Run),
 		where: lineRange{located: s.Where.Located, record: s.Where.Record, recordSeq: s.Where.RecordSeq,
 			first: s.Where.First, firstSeq: s.Where.FirstSeq, last: s.Where.Last},
 		agent: s.Agent, purpose: s.Purpose}
+	if !s.SpendSeries.valid() {
+		return nil, fmt.Errorf("its spend series is not one the fold keeps")
+	}
 	var err error
 	if l.Declared, err = parseTree(s.Declared, "the declaration"); err != nil {
 		return nil, err

@@ -69,8 +69,10 @@ type LeaseState struct {
 
 	IssuedAt, ExpiresAt, ClosedAt time.Time
 
-	Spent    Spend
-	Children []string // every child ever issued, in issue order
+	Spent Spend
+	// SpendSeries is the lease's own charges over time, for the cockpit.
+	SpendSeries SpendSeries
+	Children    []string // every child ever issued, in issue order
 	// Activity is the recent gate decisions, while the lease is open (or
 	// its lines' places in the files are not known).
 	Activity []GateEvent

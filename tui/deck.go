@@ -24,7 +24,7 @@ func (e *entry) record() record.Line { return record.Parse(e.Kind, e.Value) }
 // registry.Fold (the one definition of what a line means) into its own
 // State and approvals Book, plus what only a screen needs: a children
 // index that includes refusals, per-lease versions for the row cache,
-// the recent lines for the feed and a spend history for the Budget tab.
+// and the recent lines for the feed.
 // It does no I/O; the root model owns it and changes it only in Update.
 type deck struct {
 	St   *registry.State
@@ -43,31 +43,19 @@ type deck struct {
 	feed  []entry // ring of the newest lines, both files
 	feedN int     // lines ever pushed (the ring's write position)
 
-	spend map[string][]spendPoint
-
 	Lines    int // lines folded since the last reset
 	FoldErrs int
 	LastErr  string
 }
 
-// spendPoint is one charge to a lease, for the spend-over-time sparkline.
-type spendPoint struct {
-	At     time.Time
-	Steps  float64
-	Tokens float64
-}
-
-const (
-	feedCap     = 256
-	maxSpendLog = 512
-)
+const feedCap = 256
 
 // newDeck returns an empty deck.
 func newDeck() *deck {
 	return &deck{
 		St: registry.NewState(), Book: approvals.New(),
 		kids: map[string][]string{}, inTree: map[string]bool{}, ver: map[string]uint64{}, pendingByLease: map[string]int{},
-		feed: make([]entry, feedCap), spend: map[string][]spendPoint{},
+		feed: make([]entry, feedCap),
 	}
 }
 
@@ -98,8 +86,6 @@ func (d *deck) Apply(entries []entry) (treeChanged, approvalsChanged bool) {
 			switch l.Audit.EventType {
 			case registry.EventApprovalAsked, registry.EventApprovalDecided:
 				approvalsChanged = true
-			case registry.EventGateAllowed, registry.EventBudgetSpent:
-				d.logSpend(id, &l.Audit)
 			case registry.EventRunConfined, registry.EventRunEnded:
 				// Every lease below a run is held as the run is.
 				for _, c := range d.St.Subtree(id) {
@@ -156,18 +142,6 @@ func (d *deck) refreshPending() {
 	}
 }
 
-func (d *deck) logSpend(id string, a *record.Audit) {
-	if id == "" {
-		return
-	}
-	p := spendPoint{At: a.Time(), Steps: figure(a.Details.Steps), Tokens: figure(a.Details.Tokens)}
-	s := append(d.spend[id], p)
-	if len(s) > maxSpendLog {
-		s = append([]spendPoint(nil), s[len(s)-maxSpendLog/2:]...)
-	}
-	d.spend[id] = s
-}
-
 // Version is the lease's row version (0 if never changed).
 func (d *deck) Version(id string) uint64 { return d.ver[id] }
 
@@ -197,9 +171,6 @@ func (d *deck) Feed(n int) []entry {
 	}
 	return out
 }
-
-// Spend is a lease's charge history (own charges only).
-func (d *deck) Spend(id string) []spendPoint { return d.spend[id] }
 
 // LiveSubtree lists the leases a revocation of id would close: id and its
 // descendants that are still open, as the registry's cascade does.

@@ -311,14 +311,7 @@ func computeBudget(d *deck, l *registry.LeaseState, now time.Time, buckets int) 
 	// issue to now (or to its close).
 	if buckets > 0 && elapsed > 0 {
 		v.Span = elapsed
-		v.Sparkline = make([]float64, buckets)
-		v.Tokens = make([]float64, buckets)
-		for _, p := range d.Spend(l.ID) {
-			i := int(float64(p.At.Sub(l.IssuedAt)) / float64(elapsed) * float64(buckets))
-			i = min(max(i, 0), buckets-1)
-			v.Sparkline[i] += p.Steps
-			v.Tokens[i] += p.Tokens
-		}
+		v.Sparkline, v.Tokens = l.SpendSeries.Buckets(buckets, elapsed)
 	}
 	return v
 }

@@ -98,6 +98,16 @@ func TestCockpitStartsFromTheSnapshot(t *testing.T) {
 		if f.Status != s.Status || f.Spent != s.Spent || f.Decisions != s.Decisions || !reflect.DeepEqual(full.deck.Children(id), snap.deck.Children(id)) {
 			t.Fatalf("lease %s: %+v / %+v", id, f, s)
 		}
+		// The Budget tab's spend over time starts at the issue, not at the
+		// snapshot's position.
+		now := t0.Add(10 * time.Second)
+		fv, sv := computeBudget(full.deck, f, now, 40), computeBudget(snap.deck, s, now, 40)
+		if !reflect.DeepEqual(fv.Sparkline, sv.Sparkline) || !reflect.DeepEqual(fv.Tokens, sv.Tokens) {
+			t.Fatalf("lease %s spend over time: full %v, from the snapshot %v", id, fv.Sparkline, sv.Sparkline)
+		}
+		if total(sv.Sparkline) != f.Spent.Steps-childSteps(full.deck.St, id) {
+			t.Fatalf("lease %s: the sparkline holds %v steps, its own charges are %v", id, total(sv.Sparkline), f.Spent.Steps-childSteps(full.deck.St, id))
+		}
 	}
 	l := snap.deck.St.Leases[revoked]
 	if !l.Compacted || l.Activity != nil {
@@ -131,4 +141,19 @@ func TestCockpitIgnoresASnapshotOfAnotherJournal(t *testing.T) {
 	if err != nil || msg.Start != nil || len(msg.Entries) < 20 {
 		t.Fatalf("start %v, %d lines, %v", msg.Start, len(msg.Entries), err)
 	}
+}
+
+func total(v []float64) (n float64) {
+	for _, x := range v {
+		n += x
+	}
+	return n
+}
+
+// childSteps is what a lease's children charged up to it.
+func childSteps(st *registry.State, id string) (n float64) {
+	for _, c := range st.Leases[id].Children {
+		n += st.Leases[c].Spent.Steps
+	}
+	return n
 }
