@@ -15,7 +15,7 @@ import (
 // none does or the OS cannot tell (a registry may be about to restart). A
 // connection that ends before the registry's answer (one that stopped or
 // crashed meanwhile) is tried again the same way. A squatter is final: no
-// retry.
+// retry, and so is a refusal.
 func (t Target) Dial(ctx context.Context, grace time.Duration) (net.Conn, Answer, error) {
 	start := time.Now()
 	backoff := 10 * time.Millisecond
@@ -29,8 +29,12 @@ func (t Target) Dial(ctx context.Context, grace time.Duration) (net.Conn, Answer
 				return verified, a, nil
 			}
 			conn.Close()
+			// A squatter, and a refusal (the registry past its
+			// connection cap, which more connections would not help),
+			// are final.
 			var squat *SquatterError
-			if errors.As(verr, &squat) || ctx.Err() != nil {
+			var refused *RefusedError
+			if errors.As(verr, &squat) || errors.As(verr, &refused) || ctx.Err() != nil {
 				return nil, Answer{}, verr
 			}
 			// The registry went away between the connect and its answer
@@ -48,7 +52,7 @@ func (t Target) Dial(ctx context.Context, grace time.Duration) (net.Conn, Answer
 		select {
 		case <-ctx.Done():
 			wait.Stop()
-			return nil, Answer{}, fmt.Errorf("%w on %s within the hook's deadline: %v", ErrNoRegistry, t.Socket, last)
+			return nil, Answer{}, fmt.Errorf("%w on %s within the hook's deadline: %w", ErrNoRegistry, t.Socket, last)
 		case <-wait.C:
 		}
 		if backoff < 200*time.Millisecond {
@@ -56,7 +60,7 @@ func (t Target) Dial(ctx context.Context, grace time.Duration) (net.Conn, Answer
 		}
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return nil, Answer{}, fmt.Errorf("%w on %s within the hook's deadline: %v", ErrNoRegistry, t.Socket, last)
+		return nil, Answer{}, fmt.Errorf("%w on %s within the hook's deadline: %w", ErrNoRegistry, t.Socket, last)
 	}
-	return nil, Answer{}, fmt.Errorf("%w on %s: %v", ErrNoRegistry, t.Socket, last)
+	return nil, Answer{}, fmt.Errorf("%w on %s: %w", ErrNoRegistry, t.Socket, last)
 }

@@ -29,6 +29,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -74,6 +75,31 @@ func (e *SquatterError) Error() string {
 
 // ErrNoRegistry means nothing answered on the socket in time.
 var ErrNoRegistry = errors.New("no registry answered")
+
+// HungError: a process that passed the peer check (on Linux, the holder
+// of the registry lock) accepted the connection but did not answer the
+// handshake before the deadline: a registry that is hung, stopped or
+// overloaded, not one that is absent. It wraps ErrNoRegistry.
+type HungError struct {
+	Waited time.Duration // how long the answer was waited for
+	Err    error
+}
+
+func (e *HungError) Error() string {
+	return fmt.Sprintf("the process serving the registry socket accepted the connection but did not answer within %.1f s (%v)", e.Waited.Seconds(), e.Err)
+}
+
+func (e *HungError) Unwrap() []error { return []error{ErrNoRegistry, e.Err} }
+
+// RefusedError: the process serving the socket (which passed the peer
+// check) answered the handshake with an error, as the registry does past
+// its connection cap. It names no registry as the real one: the refusal
+// carries no proof.
+type RefusedError struct{ Code, Message string }
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("the process serving the registry socket refused the connection (%s: %s)", e.Code, e.Message)
+}
 
 // Target is the registry a hook expects.
 type Target struct {
@@ -156,11 +182,23 @@ func (t Target) verify(ctx context.Context, conn net.Conn, r *bufio.Reader) (Ans
 		conn.SetDeadline(d)
 		defer conn.SetDeadline(time.Time{})
 	}
+	asked := time.Now()
 	msg, _ := json.Marshal(map[string]any{"id": 0, "op": Op, "nonce": nonce})
-	if _, err := conn.Write(append(msg, '\n')); err != nil {
-		return Answer{}, fmt.Errorf("%w: %v", ErrNoRegistry, err)
+	if _, werr := conn.Write(append(msg, '\n')); werr != nil {
+		// A registry past its cap may have answered and closed before
+		// the hello went out: its refusal is still there to read.
+		if line, err := readLine(r, 64<<10); err == nil {
+			if rerr := refusal(line); rerr != nil {
+				return Answer{}, rerr
+			}
+		}
+		return Answer{}, fmt.Errorf("%w: %v", ErrNoRegistry, werr)
 	}
 	line, err := readLine(r, 64<<10)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return Answer{}, &HungError{Waited: time.Since(asked), Err: err}
+	}
 	if err != nil {
 		return Answer{}, fmt.Errorf("%w: no answer to the handshake: %v", ErrNoRegistry, err)
 	}
@@ -175,16 +213,50 @@ func (t Target) verify(ctx context.Context, conn net.Conn, r *bufio.Reader) (Ans
 		return Answer{}, &SquatterError{Why: "its answer to the handshake is not the protocol's: " + err.Error()}
 	}
 	if !resp.OK {
-		why := "it refused the handshake"
-		if resp.Error != nil {
-			why += ": " + resp.Error.Message
+		if rerr := refusal(line); rerr != nil {
+			return Answer{}, rerr
 		}
-		return Answer{}, &SquatterError{Why: why}
+		return Answer{}, &SquatterError{Why: "it refused the handshake without saying why"}
 	}
 	if err := t.Check(resp.Result, nonce, peer); err != nil {
 		return Answer{}, err
 	}
 	return resp.Result, nil
+}
+
+// refusal is the error of an answer that refuses with a code, nil for
+// anything else.
+func refusal(line []byte) error {
+	var resp struct {
+		OK    bool `json:"ok"`
+		Error *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(line, &resp) != nil || resp.OK || resp.Error == nil || resp.Error.Code == "" {
+		return nil
+	}
+	return &RefusedError{Code: resp.Error.Code, Message: resp.Error.Message}
+}
+
+// Explain says, for the human who reads a hook's or a command's reason,
+// what stood between the caller and the registry of workspace root: none
+// running, a process that is not it, one that accepted but did not
+// answer in time, or one that refused.
+func Explain(err error, root string) string {
+	var squat *SquatterError
+	var hung *HungError
+	var refused *RefusedError
+	switch {
+	case errors.As(err, &squat):
+		return fmt.Sprintf("%v (workspace %s)", squat, root)
+	case errors.As(err, &hung):
+		return fmt.Sprintf("the registry of %s did not answer: %v; it may be hung, stopped or overloaded", root, hung)
+	case errors.As(err, &refused):
+		return fmt.Sprintf("the registry of %s %s", root, strings.TrimPrefix(refused.Error(), "the process serving the registry socket "))
+	}
+	return fmt.Sprintf("no registry is running in %s (%v)", root, err)
 }
 
 // readLine reads one line of at most max bytes from r (whatever follows

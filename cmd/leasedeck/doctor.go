@@ -121,7 +121,7 @@ func doctorRegistry(r *doctorReport, w workspace.Workspace) time.Duration {
 			Fix:    "stop the process listening on " + w.SocketPath() + ", then " + start})
 	case err != nil:
 		r.add(finding{Subject: "registry", Check: "reachable", Status: statusProblem,
-			Detail: fmt.Sprintf("no registry answered (%v); every gated call of this workspace's hooks is denied until one runs", err), Fix: start})
+			Detail: handshake.Explain(err, w.Root) + "; every gated call of this workspace's hooks is denied until one answers", Fix: start})
 	}
 	if c == nil {
 		claim := "enforce"

@@ -112,13 +112,10 @@ func connectPinned(ctx context.Context, flagValue string) *bridgeTarget {
 	}
 	t.target = target
 	c, hello, err := t.redial(ctx)
-	var squat *handshake.SquatterError
-	switch {
-	case errors.As(err, &squat):
-		t.why = squat.Error()
-		return t
-	case err != nil:
-		t.why = fmt.Sprintf("no registry is running in %s (%v)", w.Root, err)
+	if err != nil {
+		// Not running, not the real one, hung or refusing: each denies,
+		// and the reason says which for the human who reads it.
+		t.why = handshake.Explain(err, w.Root)
 		return t
 	}
 	t.hello, t.client = hello, c

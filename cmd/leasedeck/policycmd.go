@@ -54,7 +54,7 @@ func dialVerifiedHello(w workspace.Workspace, timeout time.Duration) (*wire.Clie
 		return nil, hello, err
 	}
 	if err != nil {
-		return nil, hello, fmt.Errorf("%w: %v", wire.ErrUnreachable, err)
+		return nil, hello, fmt.Errorf("%w: %w", wire.ErrUnreachable, err)
 	}
 	return wire.NewClient(conn), hello, nil
 }

@@ -229,7 +229,7 @@ func dialWorkspace(flagValue string, e *env) (*wire.Client, workspace.Workspace,
 		return nil, w, exitUnreachable
 	}
 	if err != nil {
-		e.errorf("no registry is running in %s (%v); start one with 'leasedeck serve' or 'leasedeck'", w.Root, err)
+		e.errorf("%s; start one with 'leasedeck serve' or 'leasedeck'", handshake.Explain(err, w.Root))
 		return nil, w, exitUnreachable
 	}
 	if t, err := w.LoadToken(); err == nil {

@@ -134,7 +134,7 @@ func runRun(args []string, e *env) int {
 	for _, c := range []**wire.Client{&rs.reg, &rs.journal} {
 		var hello handshake.Answer
 		if *c, hello, err = dialVerifiedHello(w, 5*time.Second); err != nil {
-			e.errorf("no registry is running in %s (%v); start one with 'leasedeck serve' or 'leasedeck'", w.Root, err)
+			e.errorf("%s; start one with 'leasedeck serve' or 'leasedeck'", handshake.Explain(err, w.Root))
 			return exitUnreachable
 		}
 		rs.registryPID = hello.PID

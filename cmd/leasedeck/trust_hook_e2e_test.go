@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -27,6 +28,10 @@ import (
 const (
 	envSquatter     = "LEASEDECK_TEST_SQUATTER"
 	envSquatterLock = "LEASEDECK_TEST_SQUATTER_LOCK"
+	// envSquatterManner "mute" accepts every connection and never answers
+	// (a hung registry); "refuse" answers every connection with the
+	// registry's own refusal past its connection cap.
+	envSquatterManner = "LEASEDECK_TEST_SQUATTER_MANNER"
 )
 
 func init() {
@@ -52,6 +57,18 @@ func init() {
 		}
 		go func() {
 			defer c.Close()
+			switch os.Getenv(envSquatterManner) {
+			case "mute":
+				io.Copy(io.Discard, c)
+				return
+			case "refuse":
+				// As the registry refuses past its cap: the answer first,
+				// the request read and dropped, then the close.
+				json.NewEncoder(c).Encode(wire.Response{Error: wire.Errorf(wire.TooManyConnections, "the registry already serves 256 connections; try again later")})
+				c.(*net.UnixConn).CloseWrite()
+				io.Copy(io.Discard, c)
+				return
+			}
 			sc := bufio.NewScanner(c)
 			for sc.Scan() {
 				var m map[string]any
@@ -66,10 +83,14 @@ func init() {
 }
 
 // squat starts a fake registry on the workspace's socket.
-func (w *wsEnv) squat(takeLock bool) {
+func (w *wsEnv) squat(takeLock bool) { w.squatAs(takeLock, "") }
+
+// squatAs starts a process on the workspace's socket that behaves as
+// manner says (see envSquatterManner; "" answers as a fake registry).
+func (w *wsEnv) squatAs(takeLock bool, manner string) {
 	w.t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envSquatter+"="+w.sock(), "LEASEDECK_TEST_WS="+w.dir)
+	cmd.Env = append(os.Environ(), envSquatter+"="+w.sock(), "LEASEDECK_TEST_WS="+w.dir, envSquatterManner+"="+manner)
 	if takeLock {
 		cmd.Env = append(cmd.Env, envSquatterLock+"="+filepath.Join(w.stateDir(), "registry.lock"))
 	}
@@ -253,6 +274,49 @@ func TestSilentRegistryIsDeniedWithinTheDeadline(t *testing.T) {
 	d, reason := decision(t, r)
 	if d != "deny" || took > 7*time.Second {
 		t.Fatalf("stopped registry: %s (%s) after %v (the client's timeout is 7 s)", d, reason, took)
+	}
+}
+
+// The hook's reason tells the human what is wrong with the registry:
+// not running, not the real one, hung (accepts and never answers) or
+// refusing; each is a deny, whatever the mode.
+func TestUnansweredHookSaysWhy(t *testing.T) {
+	cases := []struct {
+		name, manner string
+		lock         bool
+		want, never  []string
+	}{
+		{name: "not running", want: []string{"no registry is running in"}},
+		{name: "squatter", manner: "", want: []string{"not the workspace's registry"}, never: []string{"no registry is running"}},
+		{name: "hung", manner: "mute", lock: true, want: []string{"did not answer within", "accepted the connection"}, never: []string{"no registry is running"}},
+		{name: "refusing", manner: "refuse", lock: true, want: []string{"refused the connection", "too_many_connections"}, never: []string{"no registry is running", "not the workspace's registry"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorkspace(t)
+			w.setMode("observe")
+			if c.name != "not running" {
+				w.squatAs(c.lock, c.manner)
+			}
+			start := time.Now()
+			r := w.run(w.bash("ls", ""), "hook", "claude-code", "--workspace", w.dir, "--timeout", "6")
+			took := time.Since(start)
+			d, reason := decision(t, r)
+			if d != "deny" || took > 6*time.Second {
+				t.Fatalf("%s: %s after %v: %s", c.name, d, took, reason)
+			}
+			t.Logf("after %v: %s", took.Round(time.Millisecond), reason)
+			for _, s := range c.want {
+				if !strings.Contains(reason, s) {
+					t.Errorf("%s: reason lacks %q: %s", c.name, s, reason)
+				}
+			}
+			for _, s := range c.never {
+				if strings.Contains(reason, s) {
+					t.Errorf("%s: reason says %q: %s", c.name, s, reason)
+				}
+			}
+		})
 	}
 }
 
