@@ -23,8 +23,9 @@ func twentyGlobs(m map[string]any) {
 	a["write_paths"], a["read_paths"] = globs, globs
 }
 
-// BenchmarkGateInProcess is the pure decision for a Write under a lease
-// with 20 globs: resources, deny lists, globs, budget — no journal.
+// BenchmarkGateInProcess is the decision Gate takes for a Write under a
+// lease with 20 globs — the call's facts (size, summary, secret scan,
+// resources) and the lease and call rules — without the journal.
 func BenchmarkGateInProcess(b *testing.B) {
 	f := newFixture(b)
 	id := f.issue(agentManifest("bench", 1<<40, twentyGlobs), "")
@@ -32,8 +33,9 @@ func BenchmarkGateInProcess(b *testing.B) {
 	now := f.clk.Now()
 	b.ReportAllocs()
 	for b.Loop() {
+		facts := f.svc.factsOf(call)
 		f.svc.mu.Lock()
-		res := Evaluate(f.svc.st, f.dir, id, call, now, f.svc.book.Covered)
+		res := f.svc.cfg.Calls.decide(f.svc.st, id, call, facts, now, f.svc.book.Covered)
 		f.svc.mu.Unlock()
 		if res.Verdict != VerdictAllow {
 			b.Fatal(res.Reason)
@@ -49,8 +51,9 @@ func BenchmarkGateInProcessBash(b *testing.B) {
 	now := f.clk.Now()
 	b.ReportAllocs()
 	for b.Loop() {
+		facts := f.svc.factsOf(call)
 		f.svc.mu.Lock()
-		res := Evaluate(f.svc.st, f.dir, id, call, now, f.svc.book.Covered)
+		res := f.svc.cfg.Calls.decide(f.svc.st, id, call, facts, now, f.svc.book.Covered)
 		f.svc.mu.Unlock()
 		if res.Verdict != VerdictAllow {
 			b.Fatal(res.Reason)

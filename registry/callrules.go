@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/leasedeck/leasedeck/redact"
@@ -146,13 +147,18 @@ type callFacts struct {
 }
 
 func (s *Service) factsOf(call ToolCall) callFacts {
+	return s.cfg.Calls.factsOf(s.cfg.Workspace, call)
+}
+
+// factsOf derives the facts of a call made in workspace under these rules.
+func (r CallRules) factsOf(workspace string, call ToolCall) callFacts {
 	f := callFacts{tooBig: oversize(call)}
 	f.summary = redact.Summary(call.Tool, call.Input, 200)
 	if f.tooBig != "" {
 		return f
 	}
 	scan := func() {
-		if s.cfg.Calls.PassSecrets {
+		if r.PassSecrets {
 			return
 		}
 		var found []redact.Finding
@@ -171,7 +177,7 @@ func (s *Service) factsOf(call ToolCall) callFacts {
 	// not worth a goroutine.
 	if inputSize(call) < concurrentScanBytes {
 		scan()
-		f.use, f.useErr = resources.FromToolCall(s.cfg.Workspace, call.Tool, call.Input)
+		f.use, f.useErr = resources.FromToolCall(workspace, call.Tool, call.Input)
 		return f
 	}
 	done := make(chan struct{})
@@ -179,7 +185,7 @@ func (s *Service) factsOf(call ToolCall) callFacts {
 		defer close(done)
 		scan()
 	}()
-	f.use, f.useErr = resources.FromToolCall(s.cfg.Workspace, call.Tool, call.Input)
+	f.use, f.useErr = resources.FromToolCall(workspace, call.Tool, call.Input)
 	<-done
 	return f
 }
@@ -187,6 +193,13 @@ func (s *Service) factsOf(call ToolCall) callFacts {
 // concurrentScanBytes is the input size from which factsOf scans for
 // secrets while the analysis runs.
 const concurrentScanBytes = 16 << 10
+
+// decide is the gate's decision for a call whose facts are derived: the
+// lease (EvaluateUse), then these rules. The caller holds the registry's
+// lock that guards st.
+func (r CallRules) decide(st *State, leaseID string, call ToolCall, f callFacts, now time.Time, covered func(string, []string) bool) GateResult {
+	return r.apply(EvaluateUse(st, leaseID, call, f.use, f.useErr, now, covered), f)
+}
 
 // apply holds res to the call rules: a protected write is refused (deny
 // beats everything), and a call that would run while carrying a

@@ -300,8 +300,7 @@ func BenchmarkGateLine64KiB(b *testing.B) {
 			for b.Loop() {
 				facts := f.svc.factsOf(call)
 				f.svc.mu.Lock()
-				res := EvaluateUse(f.svc.st, id, call, facts.use, facts.useErr, f.clk.Now(), nil)
-				res = f.svc.cfg.Calls.apply(res, facts)
+				res := f.svc.cfg.Calls.decide(f.svc.st, id, call, facts, f.clk.Now(), f.svc.book.Covered)
 				f.svc.mu.Unlock()
 				if res.Verdict != VerdictAllow {
 					b.Fatal(res)

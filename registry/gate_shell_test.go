@@ -322,11 +322,15 @@ func TestGateShellStartDirectoryIsNotContent(t *testing.T) {
 
 // BenchmarkGateShellOrdinary is the in-process gate for the ordinary lines
 // above, one after another under the ordinary lease: the figure is per line.
+// It runs what Service.Gate runs before the journal — the call's facts
+// (size, summary, secret scan, resources), then the lease and the call
+// rules of a default policy.json.
 func BenchmarkGateShellOrdinary(b *testing.B) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	t := &testing.T{}
 	ws := shellWorkspaceB(b)
 	s := shellState(t, now)
+	rules := benchCallRules(b)
 	calls := make([]ToolCall, len(ordinaryLines))
 	for i, l := range ordinaryLines {
 		calls[i] = ToolCall{Tool: "Bash", Input: map[string]any{"command": l}}
@@ -335,11 +339,27 @@ func BenchmarkGateShellOrdinary(b *testing.B) {
 	b.ResetTimer()
 	n := 0
 	for b.Loop() {
-		res := Evaluate(s, ws, "ordinary", calls[n%len(calls)], now, nil)
+		call := calls[n%len(calls)]
+		res := rules.decide(s, "ordinary", call, rules.factsOf(ws, call), now, nil)
 		if res.Verdict != VerdictAllow {
 			b.Fatal(res.Reason)
 		}
 		n++
+	}
+}
+
+// benchCallRules are the call rules of a default policy.json (the
+// workspace package's defaults, which this package cannot import): its
+// protected writes, and leasedeck's state directories as protected.
+func benchCallRules(b *testing.B) CallRules {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		b.Skip("no home directory")
+	}
+	return CallRules{
+		ProtectedWrites: []string{".git/hooks/**", ".git/config", ".github/workflows/**",
+			".vscode/tasks.json", ".mcp.json", "~/.claude.json"},
+		ProtectedDirs: []string{filepath.Join(home, ".config", "leasedeck"), filepath.Join(home, ".local", "state", "leasedeck")},
 	}
 }
 

@@ -89,8 +89,7 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) GateAnswer {
 		return s.refuseCall(req, VerdictDeny, facts.tooBig)
 	}
 	s.mu.Lock()
-	res := EvaluateUse(s.st, req.LeaseID, req.Call, facts.use, facts.useErr, now, s.book.Covered)
-	res = s.cfg.Calls.apply(res, facts)
+	res := s.cfg.Calls.decide(s.st, req.LeaseID, req.Call, facts, now, s.book.Covered)
 	if res.Verdict == VerdictAllow || res.Verdict == VerdictAsk {
 		if why := s.reservedOut(req.LeaseID); why != "" {
 			res.Verdict, res.Reason = VerdictBlock, why
