@@ -2,7 +2,9 @@ package resources
 
 import (
 	"path"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -104,19 +106,30 @@ func tooComplex(p string) bool {
 		strings.Count(p, "*")+strings.Count(p, "?")+strings.Count(p, "[") > 64
 }
 
-// globsIntersect reports whether two patterns can match one path, on
-// witnesses of each: for a write to a whole directory (WriteTouches).
-func globsIntersect(a, b string) bool {
-	if !doublestar.ValidatePattern(a) || !doublestar.ValidatePattern(b) {
+// globsIntersect reports whether the deny (or protected) pattern d and a
+// pattern g derived from a call can match one path, on witnesses of each:
+// for a write to a whole directory (WriteTouches).
+func globsIntersect(d, g string) bool {
+	if !doublestar.ValidatePattern(d) || !doublestar.ValidatePattern(g) {
 		return true
 	}
-	for _, s := range witnesses(a) {
-		if m, _ := doublestar.Match(b, s); m {
+	if literalPrefixesDiffer(d, g) {
+		return false
+	}
+	return globsIntersectByWitnesses(d, g)
+}
+
+// globsIntersectByWitnesses is globsIntersect without the prefix test.
+// The deny pattern's witnesses are remembered (it is the same on every
+// call), the call's are not.
+func globsIntersectByWitnesses(d, g string) bool {
+	for _, s := range denyWitnesses(d) {
+		if m, _ := doublestar.Match(g, s); m {
 			return true
 		}
 	}
-	for _, s := range witnesses(b) {
-		if m, _ := doublestar.Match(a, s); m {
+	for _, s := range witnesses(g) {
+		if m, _ := doublestar.Match(d, s); m {
 			return true
 		}
 	}
@@ -217,11 +230,70 @@ func classHas(body string, c byte) bool {
 	return in != neg
 }
 
+// literalPrefixesDiffer reports whether two patterns begin with literal
+// segments that differ at the same place ("src/**" and ".git/hooks/**"):
+// each such segment matches exactly its own text and one path segment, so
+// no path can match both. Only the leading segments free of pattern
+// characters (and of escapes) are compared; past the first other segment
+// nothing is concluded.
+func literalPrefixesDiffer(a, b string) bool {
+	for a != "" && b != "" {
+		sa, ra, _ := strings.Cut(a, "/")
+		sb, rb, _ := strings.Cut(b, "/")
+		if sa == "" || sb == "" || strings.ContainsAny(sa, globMeta) || strings.ContainsAny(sb, globMeta) {
+			return false
+		}
+		if sa != sb {
+			return true
+		}
+		a, b = ra, rb
+	}
+	return false
+}
+
 // maxWitnesses bounds brace expansion (a{b,c}{d,e}… doubles each time).
 const maxWitnesses = 64
 
 // witnesses are paths pattern matches: each brace alternative, with every
 // wildcard once as little as it can match and once as a plain name "x".
+// denyWitnesses is witnesses for a deny or protected pattern, remembered.
+func denyWitnesses(pattern string) []string {
+	witnessCache.RLock()
+	w, ok := witnessCache.m[pattern]
+	witnessCache.RUnlock()
+	if ok {
+		return w
+	}
+	// Clipped, so that a caller's append copies rather than writing into
+	// the slice the cache shares.
+	w = slices.Clip(witnesses(pattern))
+	size := len(pattern)
+	for _, x := range w {
+		size += len(x)
+	}
+	witnessCache.Lock()
+	if witnessCache.m == nil {
+		witnessCache.m = map[string][]string{}
+	}
+	if witnessCache.bytes+size <= maxWitnessCacheBytes {
+		witnessCache.m[pattern] = w
+		witnessCache.bytes += size
+	}
+	witnessCache.Unlock()
+	return w
+}
+
+// witnessCache remembers deny and protected patterns' witnesses, which
+// depend on the pattern's text alone and are needed on every call that
+// writes. It stops growing once it holds maxWitnessCacheBytes of text.
+var witnessCache struct {
+	sync.RWMutex
+	m     map[string][]string
+	bytes int
+}
+
+const maxWitnessCacheBytes = 1 << 20
+
 func witnesses(pattern string) []string {
 	var out []string
 	for _, alt := range expandBraces(pattern, maxWitnesses) {
@@ -358,27 +430,58 @@ func WriteTouches(pattern string, ref PathRef) bool {
 	if MatchDenyPath(pattern, ref) {
 		return true
 	}
-	for _, form := range []PathRef{ref, {Rel: ref.lexRel, Home: ref.lexHome, Abs: ref.lexAbs}} {
-		if form.Abs == "" {
+	for i, form := range []PathRef{ref, {Rel: ref.lexRel, Home: ref.lexHome, Abs: ref.lexAbs}} {
+		if form.Abs == "" || i == 1 && form.Rel == ref.Rel && form.Home == ref.Home && form.Abs == ref.Abs {
+			continue // no form, or the lexical form is the resolved one
+		}
+		d, dir := belowTarget(pattern, form)
+		if dir == "" {
 			continue
 		}
-		below := GlobRef{Pattern: form.Abs + "/**", Abs: escapeGlob(form.Abs) + "/**"}
-		if form.Rel != "" && form.Rel != "." {
-			below.Rel = escapeGlob(form.Rel) + "/**"
+		// Most protected patterns begin with a name no written path
+		// begins with (.git/hooks/** against src/a.go): decided without
+		// quoting the path into a pattern.
+		if !strings.ContainsAny(dir, globMeta) && doublestar.ValidatePattern(d) && literalPrefixesDiffer(d, dir) {
+			continue
 		}
-		if h := strings.TrimPrefix(strings.TrimPrefix(form.Home, "~"), "/"); form.Home != "" && h != "" {
-			below.Home = escapeGlob(h) + "/**"
-		}
-		if matchDenyPattern(pattern, below, globsIntersect) {
+		if globsIntersect(d, escapeGlob(dir)+"/**") {
 			return true
 		}
 	}
 	return false
 }
 
+// belowTarget is matchDenyPattern's choice for a write to the directory
+// form: the pattern as matched (home-relative without "~/", absolute, or
+// workspace-relative) and the form of the directory it is matched
+// against, "" when the directory has no such form (outside the home
+// directory, or the workspace itself).
+func belowTarget(pattern string, form PathRef) (d, dir string) {
+	switch {
+	case pattern == "~" || strings.HasPrefix(pattern, "~/"):
+		d = strings.TrimPrefix(strings.TrimPrefix(pattern, "~"), "/")
+		if d == "" {
+			d = "**"
+		}
+		if form.Home == "" {
+			return d, ""
+		}
+		return d, strings.TrimPrefix(strings.TrimPrefix(form.Home, "~"), "/")
+	case strings.HasPrefix(pattern, "/"):
+		return pattern, form.Abs
+	case form.Rel == ".":
+		return pattern, ""
+	}
+	return pattern, form.Rel
+}
+
 // escapeGlob quotes the pattern characters of a literal path.
 func escapeGlob(p string) string {
+	if !strings.ContainsAny(p, globMeta) {
+		return p
+	}
 	var b strings.Builder
+	b.Grow(len(p) + 8)
 	for i := 0; i < len(p); i++ {
 		if strings.IndexByte(`*?[]{}\`, p[i]) >= 0 {
 			b.WriteByte('\\')
