@@ -84,6 +84,7 @@ type detector struct {
 	rule
 	keyword keyForm
 	re      *lazyRE
+	hintIDs []int // Hints in the vocabulary's literal index
 }
 
 // vocabulary is everything the detectors share, built once from rules.json.
@@ -93,6 +94,8 @@ type vocabulary struct {
 	secretWords map[string]bool
 	secretPairs map[[2]string]bool
 	keywords    []string
+	keywordIDs  []int // keywords in the literal index
+	literals    literalIndex
 	authSchemes map[string]bool
 	references  map[string]bool
 }
@@ -130,12 +133,23 @@ func parseRules(data []byte) (*vocabulary, error) {
 		if form == notKeyword && len(r.Hints) == 0 {
 			return nil, fmt.Errorf("/detectors/%d/hints: a detector that is not a keyword detector needs hints", i)
 		}
+		d := detector{rule: r, keyword: form, re: lazy(r.Pattern)}
 		for _, h := range r.Hints {
 			if h != strings.ToLower(h) {
 				return nil, fmt.Errorf("/detectors/%d/hints: %q is not lower case", i, h)
 			}
+			if len(h) < 2 {
+				return nil, fmt.Errorf("/detectors/%d/hints: %q is shorter than two bytes", i, h)
+			}
+			d.hintIDs = append(d.hintIDs, v.literals.add(h))
 		}
-		v.detectors = append(v.detectors, detector{rule: r, keyword: form, re: lazy(r.Pattern)})
+		v.detectors = append(v.detectors, d)
+	}
+	for i, k := range f.Keywords {
+		if k != strings.ToLower(k) || len(k) < 2 {
+			return nil, fmt.Errorf("/keywords/%d: %q is not a lower-case word of two bytes or more", i, k)
+		}
+		v.keywordIDs = append(v.keywordIDs, v.literals.add(k))
 	}
 	if v.runs.MinLength <= 0 {
 		return nil, fmt.Errorf("/runs/min_length: must be positive")

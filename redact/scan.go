@@ -8,6 +8,13 @@ import (
 // asciiLower lower-cases ASCII letters only, so that byte offsets in the
 // result are offsets in s (strings.ToLower may change lengths).
 func asciiLower(s string) string {
+	upper := false
+	for i := 0; i < len(s) && !upper; i++ {
+		upper = 'A' <= s[i] && s[i] <= 'Z'
+	}
+	if !upper {
+		return s // nothing to change: no copy
+	}
 	b := []byte(s)
 	for i, c := range b {
 		if c >= 'A' && c <= 'Z' {
@@ -97,19 +104,17 @@ func isKeyChar(c byte, dots bool) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || (dots && c == '.')
 }
 
-// keywordKeys finds every occurrence of a secret keyword and walks back to
-// the start of the key around it. nls are the newline offsets (searched,
-// so that one long line does not make this quadratic).
-func keywordKeys(keywords []string, lower string, nls []int) []keyStart {
+// keywordKeys walks back from every occurrence of a secret keyword (occ,
+// by literal id, for the ids of the keywords in order) to the start of the
+// key around it. nls are the newline offsets (searched, so that one long
+// line does not make this quadratic).
+func keywordKeys(occ [][]int, ids []int, lower string, nls []int) []keyStart {
 	var out []keyStart
-	for _, kw := range keywords {
-		for from := 0; ; {
-			i := strings.Index(lower[from:], kw)
-			if i < 0 {
-				break
-			}
-			pos := from + i
-			from = pos + len(kw)
+	if occ == nil {
+		return nil
+	}
+	for _, id := range ids {
+		for _, pos := range occ[id] {
 			ks := keyStart{dotted: pos, plain: pos, limit: len(lower)}
 			for ks.plain > 0 && pos-ks.plain < 256 && isKeyChar(lower[ks.plain-1], false) {
 				ks.plain--
@@ -126,18 +131,13 @@ func keywordKeys(keywords []string, lower string, nls []int) []keyStart {
 	return out
 }
 
-// hintWindows are the merged stretches of text around each hint: from the
-// start of its line (at most 256 bytes back) to the end of its line.
-func hintWindows(lower string, hints []string, nls []int) [][2]int {
+// hintWindows are the merged stretches of text around each occurrence of
+// the hints ids (occ, by literal id): from the start of its line (at most
+// 256 bytes back) to the end of its line.
+func hintWindows(occ [][]int, ids []int, lower string, nls []int) [][2]int {
 	var ws [][2]int
-	for _, h := range hints {
-		for from := 0; ; {
-			i := strings.Index(lower[from:], h)
-			if i < 0 {
-				break
-			}
-			pos := from + i
-			from = pos + len(h)
+	for _, id := range ids {
+		for _, pos := range occ[id] {
 			k := sort.SearchInts(nls, pos)
 			start, end := 0, len(lower)
 			if k > 0 {
@@ -217,9 +217,11 @@ type scanner struct {
 	v      *vocabulary
 	s      string
 	lower  string
+	occ    [][]int // where each hint and keyword occurs, by literal id; nil: none does
 	nls    []int
 	nlDone bool
 	keys   []keyStart
+	keysOK bool
 	spans  []span
 }
 
@@ -260,8 +262,8 @@ func (sc *scanner) add(prio int, d *detector, m []int, off int) {
 // keyword runs a keyword detector at the start of every plausible key.
 func (sc *scanner) keyword(prio int, d *detector) {
 	s := sc.s
-	if sc.keys == nil {
-		sc.keys = keywordKeys(sc.v.keywords, sc.lower, sc.newlines())
+	if !sc.keysOK {
+		sc.keys, sc.keysOK = keywordKeys(sc.occ, sc.v.keywordIDs, sc.lower, sc.newlines()), true
 	}
 	tried := map[int]bool{}
 	for _, k := range sc.keys {
@@ -291,7 +293,7 @@ func (sc *scanner) keyword(prio int, d *detector) {
 
 // hinted runs a detector with hints, only where a hint appears.
 func (sc *scanner) hinted(prio int, d *detector) {
-	if !containsAny(sc.lower, d.Hints) {
+	if !sc.occursAny(d.hintIDs) {
 		return
 	}
 	if d.Multiline {
@@ -302,17 +304,31 @@ func (sc *scanner) hinted(prio int, d *detector) {
 	}
 	// Only the lines that hold a hint are searched: these regexps begin
 	// with \b, which defeats the engine's own literal scan.
-	for _, w := range hintWindows(sc.lower, d.Hints, sc.newlines()) {
+	for _, w := range hintWindows(sc.occ, d.hintIDs, sc.lower, sc.newlines()) {
 		for _, m := range d.re.get().FindAllStringSubmatchIndex(sc.s[w[0]:w[1]], -1) {
 			sc.add(prio, d, m, w[0])
 		}
 	}
 }
 
+// occursAny reports whether any of the literals ids occurs in the text.
+func (sc *scanner) occursAny(ids []int) bool {
+	if sc.occ == nil {
+		return false
+	}
+	for _, id := range ids {
+		if len(sc.occ[id]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // findSpans runs every detector and merges overlapping spans.
 func findSpans(s string) []span {
 	v := rules()
 	sc := &scanner{v: v, s: s, lower: asciiLower(s)}
+	sc.occ = v.literals.occurrences(sc.lower)
 	for prio := range v.detectors {
 		d := &v.detectors[prio]
 		if d.keyword != notKeyword {
