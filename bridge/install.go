@@ -170,6 +170,11 @@ type InstallResult struct {
 	// Notes are things the user must know or do for the hooks to run
 	// (trust, disabled hooks, a narrow matcher on our entry).
 	Notes []string
+	// Env are the proxy exceptions added to the settings' env beside
+	// Claude Code's HTTP hooks, EnvCreated that env was created for them
+	// (for the InstallRecord uninstall takes them back with).
+	Env        []EnvAddition
+	EnvCreated bool
 }
 
 // Install merges leasedeck's hook entries for every event the client's

@@ -85,22 +85,50 @@ func ensureNoProxy(root *jsonObject, fromEnv string, res *InstallResult) []strin
 	}
 	if env == nil {
 		env = &jsonObject{}
+		res.EnvCreated = true
 	}
 	var notes []string
 	for _, key := range []string{"NO_PROXY", "no_proxy"} {
-		cur, _ := env.get(key)
+		cur, had := env.get(key)
 		cs, _ := cur.(string)
-		merged := mergeNoProxy(cs, fromEnv)
-		if merged != cs {
-			env.set(key, merged)
-			res.Updated = append(res.Updated, "env."+key)
-			notes = append(notes, fmt.Sprintf("env.%s is %q: the hooks POST to loopback directly, never through a proxy", key, merged))
+		added := newNoProxyHosts(cs, fromEnv)
+		if len(added) == 0 {
+			continue
 		}
+		// The user's value stays as it is, the hosts appended after it,
+		// so that uninstall can take exactly them out again.
+		merged := strings.Join(added, ",")
+		if cs != "" {
+			merged = cs + "," + merged
+		}
+		env.set(key, merged)
+		res.Updated = append(res.Updated, "env."+key)
+		res.Env = append(res.Env, EnvAddition{Key: key, Hosts: added, KeyCreated: !had})
+		notes = append(notes, fmt.Sprintf("env.%s is %q: the hooks POST to loopback directly, never through a proxy", key, merged))
 	}
 	if len(env.Members) > 0 {
 		root.set("env", env)
 	}
 	return notes
+}
+
+// newNoProxyHosts are the hosts mergeNoProxy adds to current: those of
+// install's environment and loopback that current does not have.
+func newNoProxyHosts(current, fromEnv string) []string {
+	var have []string
+	for _, h := range strings.Split(current, ",") {
+		have = append(have, strings.TrimSpace(h))
+	}
+	var added []string
+	for _, h := range strings.Split(mergeNoProxy(current, fromEnv), ",") {
+		if !slices.Contains(have, h) {
+			added = append(added, h)
+		}
+	}
+	if slices.Contains(have, "*") {
+		return nil
+	}
+	return added
 }
 
 func mergeNoProxy(lists ...string) string {

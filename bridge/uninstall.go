@@ -2,8 +2,16 @@ package bridge
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 )
+
+// SHA256Hex is the hex SHA-256 of b (an InstallRecord's WrittenSHA256).
+func SHA256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
 
 // UninstallOptions say whose entries to remove and what the file was
 // before install.
@@ -14,6 +22,10 @@ type UninstallOptions struct {
 	// created the file, or the backup was removed).
 	Backup     []byte
 	HaveBackup bool
+	// Record is what install recorded beside its entries (nil for an
+	// install that kept none): with it exactly the proxy exceptions
+	// install added go, and a plugin file edited since is left alone.
+	Record *InstallRecord
 }
 
 // UninstallResult is a settings file with leasedeck's entries removed.
@@ -28,6 +40,9 @@ type UninstallResult struct {
 	Restored bool
 	// Delete: install created the file and it holds nothing else now.
 	Delete bool
+	// Edited: a plugin file install wrote whole was changed since, so it
+	// is no longer only leasedeck's; nothing is to be written or deleted.
+	Edited bool
 }
 
 // Uninstall removes from current every handler install wrote for
@@ -60,7 +75,10 @@ func Uninstall(client string, current []byte, opts UninstallOptions) (UninstallR
 	if len(hooks.Members) == 0 {
 		dropMember(root, "hooks")
 	}
-	if httpRemoved {
+	switch {
+	case httpRemoved && opts.Record != nil:
+		takeBackEnv(root, opts.Record)
+	case httpRemoved:
 		undoNoProxy(root, opts)
 	}
 	if a.Name() == "copilot" {
@@ -145,6 +163,10 @@ func uninstallPlugin(client string, current []byte, opts UninstallOptions) Unins
 	}
 	for _, h := range in.Hooks {
 		res.Removed = append(res.Removed, h.Event)
+	}
+	if opts.Record != nil && opts.Record.WrittenSHA256 != "" && opts.Record.WrittenSHA256 != SHA256Hex(current) {
+		res.Edited = true
+		return res
 	}
 	if opts.HaveBackup && !bytes.Contains(opts.Backup, []byte(pluginMarker)) {
 		res.Bytes, res.Restored = opts.Backup, true

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/bridge"
-	"github.com/leasedeck/leasedeck/durable"
 	"github.com/leasedeck/leasedeck/hookhttp"
 	"github.com/leasedeck/leasedeck/workspace"
 )
@@ -231,7 +230,9 @@ func runInstall(args []string, e *env) int {
 		fmt.Fprintf(e.stdout, "%s already has leasedeck's hooks; nothing changed\n", path)
 		return exitOK
 	}
-	if code := writeSettings(path, existing, res.Bytes, opts.HTTP != nil, e); code != exitOK {
+	owner := bridge.Owner{Client: a.Name(), Workspace: w.Root, Commands: []string{cmdline, unpinned}}
+	if code := writeInstalled(w, installWrite{client: a.Name(), path: path, existing: existing, merged: res.Bytes, holdsToken: opts.HTTP != nil,
+		owner: owner, env: res.Env, envCreated: res.EnvCreated}, e); code != exitOK {
 		return code
 	}
 	kind := "command"
@@ -240,40 +241,6 @@ func runInstall(args []string, e *env) int {
 	}
 	fmt.Fprintf(e.stdout, "installed leasedeck's %s hooks for %s in %s (hook timeout %s, approval timeout %s)\n",
 		kind, a.Name(), path, timeout, settings.ApprovalTimeout)
-	return exitOK
-}
-
-// writeSettings writes a client's merged settings file durably, keeping
-// a backup of the one it replaces. A file holding the HTTP hooks' token
-// is made readable by this user only.
-func writeSettings(path string, existing, merged []byte, holdsToken bool, e *env) int {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		e.errorf("%v", err)
-		return exitInvalid
-	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	if holdsToken && mode&0o077 != 0 {
-		// The file now holds the hook token: no one else may read it.
-		fmt.Fprintf(e.stderr, "note: %s holds the HTTP hooks' token, so it is made readable by you only (mode 0600, was %#o)\n", path, mode)
-		mode = 0o600
-	}
-	if existing != nil {
-		if err := os.WriteFile(path+".leasedeck-backup", existing, mode); err != nil {
-			e.errorf("cannot back up %s: %v", path, err)
-			return exitInvalid
-		}
-	}
-	if err := durable.WriteFile(path, merged, mode); err != nil {
-		e.errorf("cannot write %s: %v", path, err)
-		return exitInvalid
-	}
-	if err := os.Chmod(path, mode); err != nil {
-		e.errorf("cannot set the mode of %s: %v", path, err)
-		return exitInvalid
-	}
 	return exitOK
 }
 

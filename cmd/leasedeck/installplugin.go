@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/bridge"
-	"github.com/leasedeck/leasedeck/durable"
 	"github.com/leasedeck/leasedeck/workspace"
 )
 
@@ -54,21 +53,9 @@ func installPlugin(e *env, client string, w workspace.Workspace, scope, exe stri
 		fmt.Fprintf(e.stdout, "%s already is leasedeck's plugin; nothing changed\n", path)
 		return exitOK
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		e.errorf("%v", err)
-		return exitInvalid
-	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-		if err := os.WriteFile(path+".leasedeck-backup", existing, mode); err != nil {
-			e.errorf("cannot back up %s: %v", path, err)
-			return exitInvalid
-		}
-	}
-	if err := durable.WriteFile(path, res.Bytes, mode); err != nil {
-		e.errorf("cannot write %s: %v", path, err)
-		return exitInvalid
+	owner := bridge.Owner{Client: client, Workspace: w.Root}
+	if code := writeInstalled(w, installWrite{client: client, path: path, existing: existing, merged: res.Bytes, plugin: true, owner: owner}, e); code != exitOK {
+		return code
 	}
 	fmt.Fprintf(e.stdout, "installed leasedeck's plugin for %s in %s (it runs %s; hook timeout %s, approval timeout %s)\n",
 		client, path, abs, timeout, approval)

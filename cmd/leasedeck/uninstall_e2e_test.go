@@ -59,8 +59,9 @@ func TestUninstallRestoresTheUsersFile(t *testing.T) {
 					}
 					if before != "" {
 						// Claude Code's HTTP hooks carry a token, so install
-						// narrowed the file to 0600; uninstall never widens it.
-						if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 && !(client == "claude-code" && st.Mode().Perm() == 0o600) {
+						// narrowed the file to 0600; uninstall, which takes
+						// the token out, gives the user's mode back.
+						if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {
 							t.Errorf("mode %v", st.Mode().Perm())
 						}
 					}

@@ -58,7 +58,7 @@ func runUninstall(args []string, e *env) int {
 		secs := int(bridge.HookTimeoutFor(s.ApprovalTimeout) / time.Second)
 		owner.Commands = []string{bridge.FormatHookCommand(defaultExecutable(), a.Name(), "", secs)}
 	}
-	opts := bridge.UninstallOptions{Owner: owner}
+	opts := bridge.UninstallOptions{Owner: owner, Record: loadInstallRecord(w, path)}
 	backup, berr := readSettingsFile(path + backupSuffix)
 	if berr == nil {
 		opts.Backup, opts.HaveBackup = backup, true
@@ -72,6 +72,13 @@ func runUninstall(args []string, e *env) int {
 		fmt.Fprintf(e.stdout, "%s has no leasedeck hooks for %s in this workspace; nothing to remove\n", path, a.Name())
 		return exitOK
 	}
+	if res.Edited {
+		// Held, not removed: the file is no longer only what install
+		// wrote, and deleting it would lose the user's change.
+		e.errorf("%s was changed since install, so it is not only leasedeck's plugin any more: uninstall leaves it. Delete it yourself (rm %s), or put back the file it replaced (mv %s %s)",
+			path, shellWord(path), shellWord(path+backupSuffix), shellWord(path))
+		return exitRefused
+	}
 	if *dry {
 		fmt.Fprintf(e.stderr, "# %s (dry run, not written)\n", path)
 		if res.Delete {
@@ -80,11 +87,15 @@ func runUninstall(args []string, e *env) int {
 		e.stdout.Write(res.Bytes)
 		return exitOK
 	}
-	return writeUninstalled(path, res, berr == nil, a.Name(), e)
+	if code := writeUninstalled(path, res, berr == nil, a.Name(), opts.Record, e); code != exitOK {
+		return code
+	}
+	dropInstallRecord(w, path)
+	return exitOK
 }
 
 // writeUninstalled puts the result on disk and says what was done.
-func writeUninstalled(path string, res bridge.UninstallResult, haveBackup bool, client string, e *env) int {
+func writeUninstalled(path string, res bridge.UninstallResult, haveBackup bool, client string, rec *bridge.InstallRecord, e *env) int {
 	what := "removed leasedeck's hooks for " + client + " (" + strings.Join(res.Removed, ", ") + ") from " + path
 	switch {
 	case res.Delete:
@@ -92,7 +103,11 @@ func writeUninstalled(path string, res bridge.UninstallResult, haveBackup bool, 
 			e.errorf("cannot remove %s: %v", path, err)
 			return exitInvalid
 		}
-		fmt.Fprintf(e.stdout, "%s, which install had created: the file is removed\n", what)
+		what += ", which install had created: the file is removed"
+		if dirs := removeCreatedDirs(rec); len(dirs) > 0 {
+			what += ", and so is " + strings.Join(dirs, ", ") + " (install created it and it is empty)"
+		}
+		fmt.Fprintln(e.stdout, what)
 		return exitOK
 	case res.Restored:
 		what += ": the file is back as it was before install, byte for byte"
@@ -101,7 +116,7 @@ func writeUninstalled(path string, res bridge.UninstallResult, haveBackup bool, 
 	}
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
+		mode = restoredMode(rec, st.Mode().Perm())
 	}
 	if err := durable.WriteFile(path, res.Bytes, mode); err != nil {
 		e.errorf("cannot write %s: %v", path, err)
