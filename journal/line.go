@@ -37,8 +37,14 @@ type Line struct {
 	Raw []byte
 	// Value is the parsed object: every member, including ones this version
 	// does not know (a newer minor writer's additions) and seq/prev/mac.
-	// Numbers are json.Number, as schemas.ParseJSON returns them.
+	// Numbers are json.Number, as schemas.ParseJSON returns them. It is
+	// nil on a line decoded directly into Audit.
 	Value map[string]any
+	// Audit, for a reader that asked for it (Options.DecodeAudit,
+	// VerifyOptions.DecodeAudit), is an audit line of the usual shape
+	// decoded directly, instead of Value; like Raw, it is recycled after
+	// the callback returns (what it holds may be kept).
+	Audit *AuditFields
 	// Seq is the line's seq member, or 0 when it has none.
 	Seq uint64
 	// Number is the 1-based line number within the file.
@@ -58,6 +64,9 @@ func (l *Line) Hash() string { return schemas.SHA256Hex(l.Raw) }
 
 // Str returns a top-level string member, or "".
 func (l *Line) Str(name string) string {
+	if l.Audit != nil {
+		return l.Audit.str(name)
+	}
 	s, _ := l.Value[name].(string)
 	return s
 }
@@ -136,7 +145,8 @@ type analysed struct {
 	prevErr   string
 	mac       macState
 	schema    []schemas.Error
-	schemaErr error // the validator itself failed (not the line)
+	schemaErr error       // the validator itself failed (not the line)
+	fields    AuditFields // what Line.Audit points to, when set
 }
 
 // analyseOpts says which checks a reader wants.
@@ -148,13 +158,17 @@ type analyseOpts struct {
 	// prepare, when set, runs in the worker after the line's own checks,
 	// on every line that is a JSON object (see VerifyOptions.Prepare).
 	prepare func(Kind, *Line) any
+	// decodeAudit reads audit lines of the usual shape directly into
+	// Line.Audit (direct.go), the others into Line.Value as before.
+	decodeAudit bool
 }
 
 // analyser holds per-worker scratch state, so a hot loop over a million
 // lines does not allocate an HMAC per line.
 type analyser struct {
-	opts analyseOpts
-	mac  hash.Hash
+	opts   analyseOpts
+	mac    hash.Hash
+	direct *auditDecoder // nil unless audit lines are decoded directly
 }
 
 func newAnalyser(o analyseOpts) *analyser {
@@ -162,12 +176,18 @@ func newAnalyser(o analyseOpts) *analyser {
 	if o.key != nil {
 		a.mac = hmac.New(sha256.New, o.key)
 	}
+	if o.decodeAudit && o.kind == Audit {
+		a.direct = &auditDecoder{}
+	}
 	return a
 }
 
 func (an *analyser) analyse(a *analysed) {
 	if an.opts.hash {
 		a.hash = sha256.Sum256(a.Raw)
+	}
+	if an.direct != nil && an.analyseDirect(a) {
+		return
 	}
 	v, err := schemas.ParseJSON(a.Raw)
 	if err != nil {
@@ -193,12 +213,46 @@ func (an *analyser) analyse(a *analysed) {
 	}
 }
 
+// analyseDirect is analyse for a line the direct decoder takes: the same
+// findings, without the generic tree. It returns false, having changed
+// nothing, for a line it leaves to the generic path.
+func (an *analyser) analyseDirect(a *analysed) bool {
+	d, ok := an.direct.decode(a.Raw, &a.fields)
+	if !ok {
+		a.fields = AuditFields{}
+		return false
+	}
+	a.Audit = &a.fields
+	a.Seq, a.prev = d.seq, d.prev
+	if an.mac != nil {
+		signed, macHex, ok := splitMAC(a.Raw)
+		if !ok || string(d.mac) != string(macHex) {
+			a.mac = macMissing
+		} else {
+			a.mac = an.macOf(signed, macHex)
+		}
+	}
+	if an.opts.prepare != nil {
+		a.Prepared = an.opts.prepare(an.opts.kind, &a.Line)
+	}
+	return true
+}
+
 func (an *analyser) checkMAC(raw []byte, m map[string]any) macState {
 	signed, macHex, ok := splitMAC(raw)
-	if !ok || !isLowerHex(macHex) {
+	if !ok {
 		return macMissing
 	}
 	if s, _ := m["mac"].(string); s != string(macHex) {
+		return macMissing
+	}
+	return an.macOf(signed, macHex)
+}
+
+// macOf checks the mac hex digits at the end of a line against the bytes
+// they sign.
+func (an *analyser) macOf(signed, macHex []byte) macState {
+	if !isLowerHex(macHex) {
 		return macMissing
 	}
 	var want [32]byte

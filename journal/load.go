@@ -119,7 +119,7 @@ func (w *Writer) load(fsx *fileState, probe *headProbe, start *Position) (int64,
 	// damage, and must not be checked as a line.
 	var held *analysed
 	next, err := scan(io.NewSectionReader(fsx.f, 0, size), from, c.lines,
-		analyseOpts{kind: fsx.kind, key: w.key, validate: true, hash: true}, true,
+		analyseOpts{kind: fsx.kind, key: w.key, validate: true, hash: true, decodeAudit: w.opts.DecodeAudit}, true,
 		func(a *analysed) error {
 			if held != nil {
 				feed(held)

@@ -17,11 +17,13 @@ type verifyFile struct {
 	key     []byte
 	extra   func(Kind, *Line) []string
 	prepare func(Kind, *Line) any
-	cv      *checkpointVerifier
-	probe   *headProbe // nil without a kept head
-	dirID   string
-	headDir string
-	notices []string
+	// decodeAudit: see VerifyOptions.DecodeAudit.
+	decodeAudit bool
+	cv          *checkpointVerifier
+	probe       *headProbe // nil without a kept head
+	dirID       string
+	headDir     string
+	notices     []string
 }
 
 func (v *verifyFile) run() (FileReport, []Break) {
@@ -59,7 +61,7 @@ func (v *verifyFile) run() (FileReport, []Break) {
 	// The last complete line is held back one step: if it is not JSON, it
 	// is a torn write rather than damage, and is reported as such.
 	var held *analysed
-	next, err := scan(io.NewSectionReader(f, 0, size), 0, 0, analyseOpts{kind: v.kind, key: v.key, validate: true, hash: true, prepare: v.prepare}, true, func(a *analysed) error {
+	next, err := scan(io.NewSectionReader(f, 0, size), 0, 0, analyseOpts{kind: v.kind, key: v.key, validate: true, hash: true, prepare: v.prepare, decodeAudit: v.decodeAudit}, true, func(a *analysed) error {
 		if held != nil {
 			add(held)
 		}

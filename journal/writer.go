@@ -36,6 +36,10 @@ type Options struct {
 	// (copy Raw to keep it). Lines Open writes itself (recovery records)
 	// are not replayed.
 	Replay func(k Kind, l *Line) error
+	// DecodeAudit, when set, has the audit lines Replay sees decoded
+	// directly into l.Audit where they have the usual shape (l.Value nil),
+	// as VerifyOptions.DecodeAudit.
+	DecodeAudit bool
 	// Resume, when set, lets Replay start after a position a snapshot of
 	// the fold was taken at, once the lines before it are found to be the
 	// same bytes (see resume.go); otherwise Replay sees every line.

@@ -188,9 +188,10 @@ func (s *Service) openJournal() (*journal.Writer, []string, error) {
 		SigningKeyPath: cfg.CheckpointKeyPath,
 		Now:            cfg.Now,
 		Resume:         s.loadSnapshot(),
+		DecodeAudit:    true,
 		Replay: func(k journal.Kind, jl *journal.Line) error {
 			s.start.Replayed++
-			l := record.Parse(k, jl.Value)
+			l := record.ParseLine(k, jl)
 			l.Offset, l.Seq, l.Located = jl.Offset, jl.Seq, true
 			if err := FoldLine(s.st, s.book, &l); err != nil {
 				replayErr = append(replayErr, fmt.Sprintf("%s line %d: %v", k, jl.Number, err))

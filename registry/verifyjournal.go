@@ -29,6 +29,7 @@ func VerifyJournal(dir string, key *Key, anchors journal.VerifyOptions) journal.
 	st := NewState()
 	var ver Verifier
 	opts := anchors
+	opts.DecodeAudit = true
 	opts.Prepare = func(k journal.Kind, jl *journal.Line) any {
 		if k != journal.Leases {
 			// An audit line is typed as it folds, on the stack: a
@@ -40,7 +41,7 @@ func VerifyJournal(dir string, key *Key, anchors journal.VerifyOptions) journal.
 	}
 	opts.Line = func(k journal.Kind, jl *journal.Line) []string {
 		if k == journal.Audit {
-			l := record.Parse(k, jl.Value)
+			l := record.ParseLine(k, jl)
 			l.Offset, l.Seq, l.Located = jl.Offset, jl.Seq, true
 			st.applyAudit(&l)
 			return nil
@@ -81,7 +82,7 @@ type verifiedLine struct {
 // record names the lease it carries. It is safe for concurrent use (ver
 // locks its own cache).
 func prepareVerified(jl *journal.Line, key *Key, ver *Verifier) *verifiedLine {
-	p := &verifiedLine{line: record.Parse(journal.Leases, jl.Value)}
+	p := &verifiedLine{line: record.ParseLine(journal.Leases, jl)}
 	r := &p.line.Lease
 	if r.Event != record.Granted || r.Lease == nil {
 		return p

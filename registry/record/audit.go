@@ -3,6 +3,8 @@ package record
 import (
 	"time"
 
+	"github.com/leasedeck/leasedeck/journal"
+
 	"github.com/google/uuid"
 )
 
@@ -184,26 +186,49 @@ func ParseAudit(v map[string]any) Audit {
 func parseActor(v map[string]any) Actor {
 	var ac Actor
 	for k, x := range v {
-		ok := true
-		switch k {
-		case "kind":
-			ac.Kind, ok = x.(string)
-		case "runtime":
-			ac.Runtime, ok = x.(string)
-		case "model_vendor":
-			ac.ModelVendor, ok = x.(string)
-		case "model_family":
-			ac.ModelFamily, ok = x.(string)
-		case "model_version":
-			ac.ModelVersion, ok = x.(string)
-		case "runtime_agent":
-			ac.RuntimeAgent, ok = x.(string)
-		default:
-			ok = false
-		}
-		if !ok {
+		if s, ok := x.(string); !ok || !ac.setText(k, s) {
 			ac.Extra = keep(ac.Extra, k, x)
 		}
 	}
 	return ac
+}
+
+func (ac *Actor) setText(k, s string) bool {
+	switch k {
+	case "kind":
+		ac.Kind = s
+	case "runtime":
+		ac.Runtime = s
+	case "model_vendor":
+		ac.ModelVendor = s
+	case "model_family":
+		ac.ModelFamily = s
+	case "model_version":
+		ac.ModelVersion = s
+	case "runtime_agent":
+		ac.RuntimeAgent = s
+	default:
+		return false
+	}
+	return true
+}
+
+// AuditFrom is ParseAudit for an audit line the journal decoded directly
+// (journal.Line.Audit): the same Audit, without the generic tree.
+func AuditFrom(f *journal.AuditFields) Audit {
+	a := Audit{
+		SchemaVersion: f.SchemaVersion, Timestamp: f.Timestamp, EventID: f.EventID, EventType: f.EventType,
+		SessionID: f.SessionID, RequestID: f.RequestID, SpecSlug: f.SpecSlug, TaskID: f.TaskID, Phase: f.Phase,
+		Summary: f.Summary, Reasoning: f.Reasoning, RequestHash: f.RequestHash, Outcome: f.Outcome,
+	}
+	for i := range f.Actor {
+		sc := &f.Actor[i]
+		if sc.Kind != journal.ScalarString || !a.Actor.setText(sc.Name, sc.Text) {
+			a.Actor.Extra = keep(a.Actor.Extra, sc.Name, sc.Value())
+		}
+	}
+	if f.HasDetails {
+		a.Details = detailsFrom(f.Details)
+	}
+	return a
 }

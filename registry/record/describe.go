@@ -30,6 +30,15 @@ func Parse(k journal.Kind, v map[string]any) Line {
 	return Line{Kind: k, Lease: ParseLease(v)}
 }
 
+// ParseLine types a journal line: from what the journal decoded directly
+// when it did (Line.Audit), from its generic value otherwise.
+func ParseLine(k journal.Kind, jl *journal.Line) Line {
+	if k == journal.Audit && jl.Audit != nil {
+		return Line{Kind: k, Audit: AuditFrom(jl.Audit)}
+	}
+	return Parse(k, jl.Value)
+}
+
 // LeaseID is the lease the line is about: a lease record's lease_id, an
 // audit event's details.lease_id.
 func (l *Line) LeaseID() string {
@@ -76,7 +85,7 @@ func (l *Line) What() string {
 // `leasedeck journal tail` prints. Text from the record is cut short and
 // stripped of control characters, so a line can never break the display.
 func Describe(k journal.Kind, jl *journal.Line) string {
-	l := Parse(k, jl.Value)
+	l := ParseLine(k, jl)
 	when, what := l.When(), l.What()
 	file := strings.TrimSuffix(k.FileName(), ".jsonl")
 	lease := ShortID(l.LeaseID())

@@ -1,5 +1,7 @@
 package record
 
+import "github.com/leasedeck/leasedeck/journal"
+
 // Details are an audit event's flat scalars in leasedeck's vocabulary.
 // Each member is written only when set; Extra keeps what another writer
 // (or a newer leasedeck) put there.
@@ -126,9 +128,10 @@ func parseDetails(v map[string]any) Details {
 // its Details to the heap (a replay parses millions).
 func (d *Details) setString(k string, x any) bool {
 	s, ok := x.(string)
-	if !ok {
-		return false
-	}
+	return ok && d.setText(k, s)
+}
+
+func (d *Details) setText(k, s string) bool {
 	switch k {
 	case "lease_id":
 		d.LeaseID = s
@@ -180,35 +183,69 @@ func (d *Details) setScalar(k string, x any) bool {
 	switch k {
 	case "steps", "tokens", "cost_usd":
 		n, ok := number(x)
-		if !ok {
-			return false
-		}
-		switch k {
-		case "steps":
-			d.Steps = n
-		case "tokens":
-			d.Tokens = n
-		default:
-			d.CostUSD = n
-		}
+		return ok && d.setFigure(k, n)
 	case "accurate", "violation", "end_session":
 		b, ok := x.(bool)
-		if !ok {
-			return false
-		}
-		switch k {
-		case "accurate":
-			d.Accurate = &b
-		case "violation":
-			d.Violation = &b
-		default:
-			d.EndSession = &b
-		}
+		return ok && d.setFlag(k, b)
+	}
+	return false
+}
+
+func (d *Details) setFigure(k string, n *float64) bool {
+	switch k {
+	case "steps":
+		d.Steps = n
+	case "tokens":
+		d.Tokens = n
+	case "cost_usd":
+		d.CostUSD = n
 	default:
 		return false
 	}
 	return true
 }
+
+func (d *Details) setFlag(k string, b bool) bool {
+	switch k {
+	case "accurate":
+		d.Accurate = &b
+	case "violation":
+		d.Violation = &b
+	case "end_session":
+		d.EndSession = &b
+	default:
+		return false
+	}
+	return true
+}
+
+// detailsFrom is parseDetails for the scalars of a line the journal
+// decoded directly: the same fields, the same Extra.
+func detailsFrom(list []journal.Scalar) Details {
+	var d Details
+	for i := range list {
+		sc := &list[i]
+		ok := false
+		switch sc.Kind {
+		case journal.ScalarString:
+			ok = d.setText(sc.Name, sc.Text)
+		case journal.ScalarNumber:
+			if isFigure(sc.Name) {
+				var n *float64
+				n, ok = numberText(sc.Text)
+				ok = ok && d.setFigure(sc.Name, n)
+			}
+		case journal.ScalarBool:
+			ok = d.setFlag(sc.Name, sc.Bool)
+		}
+		if !ok {
+			d.Extra = keep(d.Extra, sc.Name, sc.Value())
+		}
+	}
+	return d
+}
+
+func isFigure(k string) bool { return k == "steps" || k == "tokens" || k == "cost_usd" }
 
 // value is the details object, every string clipped to the schema's cap
 // for a details value; nil when nothing is set.

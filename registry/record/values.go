@@ -50,11 +50,7 @@ func number(v any) (*float64, bool) {
 	var f float64
 	switch n := v.(type) {
 	case json.Number:
-		var err error
-		f, err = strconv.ParseFloat(string(n), 64)
-		if err != nil && !math.IsInf(f, 0) {
-			return nil, false
-		}
+		return numberText(string(n))
 	case float64:
 		f = n
 	case int64:
@@ -62,6 +58,15 @@ func number(v any) (*float64, bool) {
 	case int:
 		f = float64(n)
 	default:
+		return nil, false
+	}
+	return &f, true
+}
+
+// numberText reads a number's literal as number reads a json.Number.
+func numberText(s string) (*float64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !math.IsInf(f, 0) {
 		return nil, false
 	}
 	return &f, true
