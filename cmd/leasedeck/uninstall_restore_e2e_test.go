@@ -88,20 +88,31 @@ func TestUninstallGivesBackBytesModeAndDirectories(t *testing.T) {
 	d.env = append(d.env, "NO_PROXY=envhost.example", "no_proxy=envhost.example")
 	other := filepath.Join(t.TempDir(), "leasedeck")
 	os.Link(binary, other)
+	type variant struct{ client, flag string }
+	var variants []variant
 	for _, client := range bridge.Clients() {
+		variants = append(variants, variant{client: client})
+	}
+	variants = append(variants, variant{"claude-code", "--command-hooks"})
+	for _, v := range variants {
+		client := v.client
 		for _, scope := range []bridge.Scope{bridge.ScopeProject, bridge.ScopeUser} {
 			for _, c := range installCases {
 				for _, twice := range []bool{false, true} {
-					name := client + "/" + string(scope) + "/" + c.name + map[bool]string{true: "/installed twice"}[twice]
+					name := client + v.flag + "/" + string(scope) + "/" + c.name + map[bool]string{true: "/installed twice"}[twice]
 					t.Run(name, func(t *testing.T) {
 						path := settingsPathFor(t, d, client, scope)
 						removeClientDirs(t, d, path)
 						created := c.prepare(t, client, path)
-						if r := d.run("", "install", client, "--scope", string(scope), "--command", binary); r.code != 0 {
+						install := []string{"install", client, "--scope", string(scope)}
+						if v.flag != "" {
+							install = append(install, v.flag)
+						}
+						if r := d.run("", append(install, "--command", binary)...); r.code != 0 {
 							t.Fatalf("install: %+v", r)
 						}
 						if twice {
-							if r := d.run("", "install", client, "--scope", string(scope), "--command", other); r.code != 0 {
+							if r := d.run("", append(install, "--command", other)...); r.code != 0 {
 								t.Fatalf("second install: %+v", r)
 							}
 						}
