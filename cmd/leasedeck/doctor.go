@@ -39,6 +39,9 @@ type doctorReport struct {
 	Workspace string    `json:"workspace"`
 	OK        bool      `json:"ok"`
 	Findings  []finding `json:"findings"`
+	// registryPID is the registry that proved itself by the handshake (0
+	// when none did): the process the HTTP hooks' port must belong to.
+	registryPID int
 }
 
 func (r *doctorReport) add(f finding) { r.Findings = append(r.Findings, f) }
@@ -133,6 +136,7 @@ func doctorRegistry(r *doctorReport, w workspace.Workspace) time.Duration {
 		return 0
 	}
 	c.Close()
+	r.registryPID = hello.PID
 	r.add(finding{Subject: "registry", Check: "reachable", Status: statusOK,
 		Detail: fmt.Sprintf("running (pid %d), proved itself by the handshake; policy sha256 %s", hello.PID, short(hello.PolicyHash))})
 	if hello.Mode == "observe" {

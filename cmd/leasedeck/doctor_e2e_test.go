@@ -95,7 +95,8 @@ func TestDoctorAllWell(t *testing.T) {
 		t.Fatalf("doctor on a healthy workspace: %+v\n%s", problems(rep), r.stdout)
 	}
 	want := map[string]string{"registry reachable": "proved itself", "registry mode": "enforce", "journal health": "head seq",
-		"claude-code program": "2.1.328", "claude-code failing hook": "blocks the call", "claude-code hooks (project)": "pinned to this workspace"}
+		"claude-code program": "2.1.328", "claude-code failing hook": "blocks the call", "claude-code hooks (project)": "pinned to this workspace",
+		"claude-code HTTP hooks (project)": "refuses a POST without the token and answers one with it"}
 	for _, f := range rep.Findings {
 		if w, ok := want[f.Subject+" "+f.Check]; ok && f.Status == statusOK && strings.Contains(f.Detail, w) {
 			delete(want, f.Subject+" "+f.Check)

@@ -212,6 +212,11 @@ func doctorScope(r *doctorReport, w workspace.Workspace, client string, scope br
 		r.add(finding{Subject: client, Check: check, Status: statusOK,
 			Detail: fmt.Sprintf("%s: %d hook(s), pinned to this workspace, %s, timeout %ds", path, len(ours), how, h.Timeout)})
 	}
+	if endpoint != nil {
+		if ep, err := hookhttp.Load(w.StateDir()); err == nil {
+			doctorHTTPHooks(r, w, "HTTP hooks ("+string(scope)+")", path, b, ep, fix)
+		}
+	}
 	return ours
 }
 
