@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,24 +15,9 @@ import (
 
 	"github.com/leasedeck/leasedeck/bridge"
 	"github.com/leasedeck/leasedeck/hookhttp"
+	"github.com/leasedeck/leasedeck/hookrun"
 	"github.com/leasedeck/leasedeck/workspace"
 )
-
-// maxHookInput bounds a hook payload. Tool results can be large (a 10 MB
-// file read); they are digested, never stored, but must be read whole to
-// be hashed.
-const maxHookInput = 64 << 20
-
-func readAllLimited(r io.Reader, limit int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("input is larger than %d MiB", limit>>20)
-	}
-	return b, nil
-}
 
 // runBridge: leasedeck bridge — one lifecycle request on stdin, one
 // response on stdout, both validated against the lifecycle schema.
@@ -59,7 +43,7 @@ func runBridge(args []string, e *env) int {
 		fmt.Fprintln(e.stdout, string(b))
 		return code
 	}
-	data, err := readAllLimited(e.stdin, maxHookInput)
+	data, err := hookrun.ReadAllLimited(e.stdin, hookrun.MaxInput)
 	if err != nil {
 		return write(bridge.ErrorResponse("", err.Error()), exitInvalid)
 	}
@@ -75,24 +59,25 @@ func runBridge(args []string, e *env) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	t := connectPinned(ctx, *ws)
-	if t.client == nil {
-		return write(unanswered(&bridge.Event{Op: req.Op, Gate: req.Op == bridge.OpPreTool}, t.why), exitUnreachable)
+	t := hookrun.Connect(ctx, *ws)
+	if !t.Connected() {
+		return write(hookrun.Unanswered(&bridge.Event{Op: req.Op, Gate: req.Op == bridge.OpPreTool}, t.Why()), exitUnreachable)
 	}
-	defer t.close()
+	defer t.Close()
 	if *wait <= 0 {
-		*wait = t.approvalTimeout()
+		*wait = t.ApprovalTimeout()
 	}
-	return write(bridge.Process(t.caller(), req, t.options(ctx, *wait)), exitOK)
+	return write(bridge.Process(t.Caller(), req, t.Options(ctx, *wait)), exitOK)
 }
 
-// runHook: leasedeck hook CLIENT [--timeout SECONDS] — a client's native
-// hook payload on stdin, the client's own answer on stdout/stderr and
-// exit code.
+// runHook: leasedeck hook CLIENT [--workspace DIR] [--timeout SECONDS] —
+// a client's native hook payload on stdin, the client's own answer on
+// stdout/stderr and exit code (package hookrun, which the lean
+// leasedeck-hook binary runs too).
 func runHook(args []string, e *env) int {
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
-	ws := workspaceFlag(fs)
-	timeout := fs.Int("timeout", 0, "the hook timeout the client was configured with, in seconds (install writes it)")
+	var inv hookrun.Invocation
+	inv.Flags(fs)
 	pos, ok := parseFlags(fs, args, e)
 	if !ok || len(pos) != 1 {
 		if ok {
@@ -100,50 +85,13 @@ func runHook(args []string, e *env) int {
 		}
 		return exitUsage
 	}
-	a, err := bridge.AdapterFor(pos[0])
+	inv.Client = pos[0]
+	code, err := hookrun.Run(inv, hookrun.Streams{Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr})
 	if err != nil {
 		e.errorf("%v", err)
 		return exitUsage
 	}
-	emit := func(out bridge.Output) int {
-		e.stdout.Write(out.Stdout)
-		e.stderr.Write(out.Stderr)
-		return out.ExitCode
-	}
-	data, rerr := readAllLimited(e.stdin, maxHookInput)
-	var ev *bridge.Event
-	if rerr == nil {
-		ev, err = a.Parse(data)
-	} else {
-		err = rerr
-	}
-	if err != nil {
-		// Tell the client in its own form; a gate fails closed (nothing
-		// was asked of the registry, so there is no mode but enforce).
-		if ev == nil {
-			ev = &bridge.Event{Client: a.Name()}
-		}
-		return emit(bridge.Render(a, ev, bridge.FailVerdict("enforce", ev, "leasedeck could not read the hook payload: "+err.Error())))
-	}
-	if ev.Op == bridge.OpNone {
-		return emit(bridge.Render(a, ev, bridge.Verdict{Kind: bridge.NoOpinion}))
-	}
-	configured := time.Duration(*timeout) * time.Second
-	deadline := hookDeadline(a, ev.Native, configured)
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	defer cancel()
-	t := connectPinned(ctx, *ws)
-	if t.client == nil {
-		return emit(bridge.Render(a, ev, bridge.VerdictFor(ev, unanswered(ev, t.why))))
-	}
-	defer t.close()
-	req, err := ev.Request("")
-	if err != nil {
-		return emit(bridge.Render(a, ev, bridge.FailVerdict(t.mode(), ev, err.Error())))
-	}
-	wait := approvalBudget(a, ev.Native, configured, t, deadline)
-	resp := bridge.Process(t.caller(), req, t.options(ctx, wait))
-	return emit(bridge.Render(a, ev, bridge.VerdictFor(ev, resp)))
+	return code
 }
 
 // runInstall: leasedeck install CLIENT [--scope project|user] [--dry-run]

@@ -17,6 +17,7 @@ import (
 	"github.com/leasedeck/leasedeck/confine"
 	"github.com/leasedeck/leasedeck/egress"
 	"github.com/leasedeck/leasedeck/handshake"
+	"github.com/leasedeck/leasedeck/hookrun"
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/registry/wire"
 	"github.com/leasedeck/leasedeck/workspace"
@@ -208,7 +209,7 @@ func (rs *runSession) run(req runRequest, m *registry.Manifest, ticket string, a
 	}
 	go proxy.Serve(ctx)
 	env := childEnv(os.Environ(), proxy.URL(), rs.tmp, ticket, rs.w.Root, prof)
-	env = append(env, envRegistryPID+"="+strconv.Itoa(rs.registryPID))
+	env = append(env, hookrun.EnvRegistryPID+"="+strconv.Itoa(rs.registryPID))
 	path, err := lookPath(req.argv[0], env)
 	if err != nil {
 		rs.end(exitNoCommand, false, "command not found")

@@ -1,4 +1,4 @@
-package main
+package hookrun
 
 import (
 	"context"
@@ -24,18 +24,18 @@ const maxRedials = 4
 // with the first error (a gate is refused), since the hook has chosen its
 // mode from the first registry's word.
 type redialCaller struct {
-	t          *bridgeTarget
+	t          *Target
 	dial       func(ctx context.Context) (*wire.Client, handshake.Answer, error)
 	capability string
 }
 
-// caller is the registry client the hook's exchange goes through.
-func (t *bridgeTarget) caller() *redialCaller {
+// Caller is the registry client the hook's exchange goes through.
+func (t *Target) Caller() bridge.Caller {
 	return &redialCaller{t: t, dial: t.redial}
 }
 
-// close closes whichever connection the exchange ended on.
-func (t *bridgeTarget) close() {
+// Close closes whichever connection the exchange ended on.
+func (t *Target) Close() {
 	if t.client != nil {
 		t.client.Close()
 	}

@@ -1,4 +1,4 @@
-package main
+package hookrun
 
 import (
 	"context"
@@ -14,12 +14,12 @@ import (
 	"github.com/leasedeck/leasedeck/workspace"
 )
 
-// envRegistryPID is how `leasedeck run` tells its tree's hooks which
+// EnvRegistryPID is how `leasedeck run` tells its tree's hooks which
 // process the registry it checked is.
-const envRegistryPID = "LEASEDECK_REGISTRY_PID"
+const EnvRegistryPID = "LEASEDECK_REGISTRY_PID"
 
 func runRegistryPID() int {
-	n, err := strconv.Atoi(os.Getenv(envRegistryPID))
+	n, err := strconv.Atoi(os.Getenv(EnvRegistryPID))
 	if err != nil || n <= 0 {
 		return 0
 	}
@@ -32,11 +32,11 @@ func runRegistryPID() int {
 // hook waits up to its deadline.
 const restartGrace = 2 * time.Second
 
-// bridgeTarget is what a hook or bridge invocation talks to: a connection
-// to the pinned workspace's registry, verified (package handshake), and
-// what the registry answered about the policy in force. Nothing in it
-// comes from a file an agent can write.
-type bridgeTarget struct {
+// Target is what a hook or bridge invocation talks to: a connection to
+// the pinned workspace's registry, verified (package handshake), and what
+// the registry answered about the policy in force. Nothing in it comes
+// from a file an agent can write.
+type Target struct {
 	client *wire.Client
 	target handshake.Target // what client was dialled to, to dial again
 	ws     workspace.Workspace
@@ -44,22 +44,29 @@ type bridgeTarget struct {
 	why    string // why there is no client
 }
 
-// mode is the enforcement mode the registry answered with. Without an
+// Connected reports whether a verified registry answered.
+func (t *Target) Connected() bool { return t.client != nil }
+
+// Why says why there is no connection (empty when Connected).
+func (t *Target) Why() string { return t.why }
+
+// Mode is the enforcement mode the registry answered with. Without an
 // answer there is no mode but enforce: an absent registry is never
 // "observe".
-func (t *bridgeTarget) mode() string {
+func (t *Target) Mode() string {
 	if t.client != nil && t.hello.Mode == "observe" {
 		return "observe"
 	}
 	return "enforce"
 }
 
-// approvalTimeout is the registry's approval timeout (0: unknown).
-func (t *bridgeTarget) approvalTimeout() time.Duration {
+// ApprovalTimeout is the registry's approval timeout (0: unknown).
+func (t *Target) ApprovalTimeout() time.Duration {
 	return time.Duration(t.hello.ApprovalTimeoutMs) * time.Millisecond
 }
 
-func (t *bridgeTarget) options(ctx context.Context, maxWait time.Duration) bridge.ProcessOptions {
+// Options are the bridge exchange's options for this registry.
+func (t *Target) Options(ctx context.Context, maxWait time.Duration) bridge.ProcessOptions {
 	// No manifest from the workspace: the registry issues a session's
 	// lease from its own copy of agents/<client>.json.
 	var caps bridge.Capabilities = bridge.CapabilityFiles{Dir: t.ws.CapabilityDir()}
@@ -68,7 +75,7 @@ func (t *bridgeTarget) options(ctx context.Context, maxWait time.Duration) bridg
 		// and the state directory is hidden from the tree.
 		caps = nil
 	}
-	return bridge.ProcessOptions{Mode: t.mode(), MaxWait: maxWait, Context: ctx, Capabilities: caps}
+	return bridge.ProcessOptions{Mode: t.Mode(), MaxWait: maxWait, Context: ctx, Capabilities: caps}
 }
 
 // pinnedWorkspace is the workspace a hook is bound to: --workspace (which
@@ -84,11 +91,11 @@ func pinnedWorkspace(flagValue string) (workspace.Workspace, error) {
 	return workspace.Find(flagValue, "")
 }
 
-// connectPinned dials the pinned workspace's registry and verifies it,
+// Connect dials the pinned workspace's registry and verifies it,
 // all before deadline. No workspace, no registry, or a process that is
 // not the registry leaves client nil with why.
-func connectPinned(ctx context.Context, flagValue string) *bridgeTarget {
-	t := &bridgeTarget{}
+func Connect(ctx context.Context, flagValue string) *Target {
+	t := &Target{}
 	w, err := pinnedWorkspace(flagValue)
 	if err != nil {
 		t.why = err.Error()
@@ -125,7 +132,7 @@ func connectPinned(ctx context.Context, flagValue string) *bridgeTarget {
 // redial connects to the target's registry and verifies it, waiting
 // within ctx for one that is starting or restarting, and returns a client
 // bound by ctx's deadline.
-func (t *bridgeTarget) redial(ctx context.Context) (*wire.Client, handshake.Answer, error) {
+func (t *Target) redial(ctx context.Context) (*wire.Client, handshake.Answer, error) {
 	conn, hello, err := t.target.Dial(ctx, restartGrace)
 	if err != nil {
 		return nil, hello, err
@@ -151,20 +158,20 @@ func hookDeadline(a bridge.Adapter, native string, configured time.Duration) tim
 // approvalBudget is how long a held call may wait for a human: the
 // registry's approval timeout, within what is left before deadline (less
 // a moment to answer).
-func approvalBudget(a bridge.Adapter, native string, configured time.Duration, t *bridgeTarget, deadline time.Time) time.Duration {
-	wait := bridge.ApprovalWait(a, native, configured, t.approvalTimeout())
+func approvalBudget(a bridge.Adapter, native string, configured time.Duration, t *Target, deadline time.Time) time.Duration {
+	wait := bridge.ApprovalWait(a, native, configured, t.ApprovalTimeout())
 	if left := time.Until(deadline) - 500*time.Millisecond; left < wait {
 		wait = max(left, time.Millisecond)
 	}
 	return wait
 }
 
-// unanswered is the response when no registry answered (none is running,
+// Unanswered is the response when no registry answered (none is running,
 // it did not answer in time, or the process on the socket is not it): a
 // gate or a new turn is denied whatever mode the workspace is in, since
 // only the registry can say the workspace observes; anything else is an
 // error the client shows.
-func unanswered(ev *bridge.Event, why string) bridge.Response {
+func Unanswered(ev *bridge.Event, why string) bridge.Response {
 	r := bridge.Unreachable("enforce", ev)
 	if r.Decision == bridge.DecisionDeny {
 		r.Reason = why + "; the leasedeck registry is not reachable, and without its answer the call is refused (in every enforcement mode); " + bridge.StartHint
