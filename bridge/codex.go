@@ -4,9 +4,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
-	"github.com/leasedeck/leasedeck/registry/resources"
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/leasedeck/leasedeck/applypatch"
 )
 
 // Codex CLI hooks (clients.md §2.2 and "Testing against the real Codex CLI";
@@ -99,8 +99,8 @@ func translateCodex(client, native string, in map[string]any) (*ToolCall, error)
 		// ("cd sub && apply_patch <<'EOF' …") writes the patch's files:
 		// name them, relative to wherever the line cd's.
 		if strings.Contains(cmd, "apply_patch") && strings.Contains(cmd, "*** Begin Patch") {
-			if ops, err := resources.ParseApplyPatch(cmd); err == nil {
-				tc.Resources.Writes = resources.PatchWrites(ops)
+			if ops, err := applypatch.Parse(cmd); err == nil {
+				tc.Resources.Writes = applypatch.Writes(ops)
 			}
 		}
 		return tc, nil
@@ -243,108 +243,110 @@ func (a codexAdapter) Render(ev *Event, v Verdict) Output {
 // line `apply_patch <<'EOF'` followed by the patch and its terminator, or
 // `apply_patch 'patch'`. Codex applies these itself instead of running them.
 // Anything more — a second command, an assignment, another redirection, a
-// heredoc whose body the shell would expand, a carriage return the parser
-// and the shell may read differently — is not a patch: the line is then
-// gated as the shell line it is (with the patch's writes named as well).
+// heredoc whose body the shell would expand, a carriage return, a NUL or
+// invalid UTF-8 the parser and the shell may read differently — is not a patch: the line is then
+// gated as the shell line it is (the registry parses it with the full
+// shell parser and derives the patch's writes itself; they are named here
+// as well).
+//
+// The recogniser is a few string checks, not the shell parser: the hook
+// binary does not link the parser (its package start-up costs as much as
+// the rest of a hook's), and it accepts a strict subset of what the
+// parser reads as one apply_patch call. A line it does not accept is
+// never allowed for it: it is gated whole as shell.
 func shellPatch(cmd string, argv []string) (string, bool) {
 	if len(argv) == 2 && isApplyPatch(argv[0]) {
 		return argv[1], true
 	}
-	if !strings.Contains(cmd, "*** Begin Patch") || strings.ContainsRune(cmd, '\r') {
+	if !strings.Contains(cmd, "*** Begin Patch") || strings.ContainsAny(cmd, "\r\x00") || !utf8.ValidString(cmd) {
 		return "", false
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
-	if err != nil || len(f.Stmts) != 1 {
+	first, rest, _ := strings.Cut(cmd, "\n")
+	name, args := cutWord(first)
+	if !isApplyPatch(name) {
 		return "", false
 	}
-	st := f.Stmts[0]
-	call, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok || st.Negated || st.Background || st.Coprocess || len(call.Assigns) > 0 || len(call.Args) == 0 {
-		return "", false
+	var patch string
+	var ok bool
+	switch trimmed := strings.TrimLeft(args, " \t"); {
+	case strings.HasPrefix(trimmed, "<<"):
+		patch, ok = heredocPatch(strings.TrimLeft(trimmed[2:], " \t"), rest)
+	case trimmed != args && strings.HasPrefix(trimmed, "'"):
+		// A blank first: a quote right after the name would be part of it.
+		patch, ok = quotedPatch(strings.TrimLeft(cmd[len(name):], " \t"))
 	}
-	if name, ok := plainWord(call.Args[0], false); !ok || !isApplyPatch(name) {
-		return "", false
-	}
-	switch {
-	case len(call.Args) == 1 && len(st.Redirs) == 1:
-		r := st.Redirs[0]
-		if r.N != nil || (r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc) || r.Hdoc == nil {
-			return "", false
-		}
-		delim, ok := plainWord(r.Word, true)
-		if !ok || delim == "" {
-			return "", false
-		}
-		quoted := wordQuoted(r.Word)
-		body, ok := heredocBody(r.Hdoc, quoted)
-		return body, ok && strings.Contains(body, "*** Begin Patch")
-	case len(call.Args) == 2 && len(st.Redirs) == 0:
-		patch, ok := plainWord(call.Args[1], true)
-		return patch, ok && strings.Contains(patch, "*** Begin Patch")
-	}
-	return "", false
+	return patch, ok && strings.Contains(patch, "*** Begin Patch")
 }
 
 func isApplyPatch(name string) bool { return name == "apply_patch" || name == "applypatch" }
 
-// plainWord is the value of a word the shell does not expand: literals
-// without backslashes, and (when quotes is set) single-quoted text.
-func plainWord(w *syntax.Word, quotes bool) (string, bool) {
-	var b strings.Builder
-	for _, p := range w.Parts {
-		switch x := p.(type) {
-		case *syntax.Lit:
-			if strings.ContainsAny(x.Value, "\\*?[{~$`") {
-				return "", false
-			}
-			b.WriteString(x.Value)
-		case *syntax.SglQuoted:
-			if !quotes || x.Dollar {
-				return "", false
-			}
-			b.WriteString(x.Value)
-		case *syntax.DblQuoted:
-			// "EOF" as a heredoc delimiter: literal parts only.
-			if !quotes || x.Dollar {
-				return "", false
-			}
-			for _, q := range x.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok || strings.ContainsAny(l.Value, "\\$`") {
-					return "", false
-				}
-				b.WriteString(l.Value)
-			}
-		default:
-			return "", false
-		}
+// cutWord splits a line at the end of its first word: letters, digits and
+// underscores only.
+func cutWord(line string) (word, rest string) {
+	i := 0
+	for i < len(line) && isNameByte(line[i]) {
+		i++
 	}
-	return b.String(), true
+	return line[:i], line[i:]
 }
 
-// wordQuoted reports a heredoc delimiter with quotes in it, which makes the
-// shell take the body literally.
-func wordQuoted(w *syntax.Word) bool {
-	for _, p := range w.Parts {
-		switch p.(type) {
-		case *syntax.SglQuoted, *syntax.DblQuoted:
-			return true
-		}
-	}
-	return false
+func isNameByte(c byte) bool {
+	return c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
 }
 
-// heredocBody is a heredoc's text when the shell would not change it: any
-// body after a quoted delimiter, and an unquoted one's only when it holds
-// nothing the shell expands or unescapes.
-func heredocBody(w *syntax.Word, quoted bool) (string, bool) {
-	var b strings.Builder
-	for _, p := range w.Parts {
-		l, ok := p.(*syntax.Lit)
-		if !ok || (!quoted && strings.ContainsAny(l.Value, "\\$`")) {
+// heredocPatch reads a heredoc operator's delimiter (op, after "<<":
+// 'DELIM', "DELIM" or DELIM, of letters, digits and underscores, and then
+// nothing but blanks) and body, the lines after it up to the first line
+// that is exactly DELIM, which must end the command (blank lines after it
+// aside). An unquoted delimiter's body is taken only when it holds nothing
+// the shell expands or unescapes.
+func heredocPatch(op, lines string) (string, bool) {
+	quote := byte(0)
+	if op != "" && (op[0] == '\'' || op[0] == '"') {
+		quote, op = op[0], op[1:]
+	}
+	delim, after := cutWord(op)
+	if delim == "" {
+		return "", false
+	}
+	if quote != 0 {
+		if after == "" || after[0] != quote {
 			return "", false
 		}
-		b.WriteString(l.Value)
+		after = after[1:]
 	}
-	return b.String(), true
+	if strings.Trim(after, " \t") != "" {
+		return "", false
+	}
+	end := -1
+	for off := 0; off <= len(lines); {
+		line, _, _ := strings.Cut(lines[off:], "\n")
+		if line == delim {
+			end = off
+			break
+		}
+		off += len(line) + 1
+	}
+	if end < 0 || strings.Trim(lines[end+len(delim):], " \t\n") != "" {
+		return "", false
+	}
+	body := lines[:end]
+	if quote == 0 && strings.ContainsAny(body, "\\$`") {
+		return "", false
+	}
+	return body, true
+}
+
+// quotedPatch reads `'PATCH'` (args: the command line after the program's
+// name and its blanks, since the patch spans lines): one single-quoted
+// word, which the shell takes literally, and nothing after it but blanks.
+func quotedPatch(args string) (string, bool) {
+	if len(args) < 2 || args[0] != '\'' {
+		return "", false
+	}
+	inner, after, ok := strings.Cut(args[1:], "'")
+	if !ok || strings.Trim(after, " \t\n") != "" {
+		return "", false
+	}
+	return inner, true
 }

@@ -3,6 +3,8 @@ package bridge
 import (
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 const patchBody = "*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n"
@@ -31,6 +33,15 @@ func TestCodexShellPatchOnlyWhenWhole(t *testing.T) {
 		{"carriage return", "apply_patch <<'EOF'\r\n" + patchBody + "EOF\r\nsudo id", false},
 		{"patch in a comment", "sudo id # apply_patch *** Begin Patch", false},
 		{"prefix only", "apply_patchx <<'EOF'\n" + patchBody + "EOF", false},
+		{"a quote joined to the name", "apply_patch'x' '" + patchBody + "'", false},
+		{"a comment after the operator", "apply_patch <<'EOF' # note\n" + patchBody + "EOF", false},
+		{"the delimiter inside, then a command", "apply_patch <<'EOF'\n*** Begin Patch\nEOF\nsudo id\n*** End Patch\nEOF", false},
+		{"tab-stripping heredoc", "apply_patch <<-'EOF'\n" + patchBody + "EOF", false},
+		{"unterminated heredoc", "apply_patch <<'EOF'\n" + patchBody, false},
+		{"terminator with more on its line", "apply_patch <<'EOF'\n" + patchBody + "EOF; sudo id", false},
+		{"a command after the argument", "apply_patch '" + patchBody + "'; sudo id", false},
+		{"leading blank", " apply_patch <<'EOF'\n" + patchBody + "EOF", false},
+		{"an escaped delimiter", "apply_patch <<\\EOF\n" + patchBody + "EOF", false},
 	} {
 		_, ok := shellPatch(c.cmd, nil)
 		if ok != c.patch {
@@ -55,4 +66,54 @@ func TestCodexShellPatchOnlyWhenWhole(t *testing.T) {
 	if p, ok := shellPatch("", []string{"apply_patch", patchBody}); !ok || p != patchBody {
 		t.Errorf("argv form: %q %v", p, ok)
 	}
+}
+
+// Whatever shellPatch takes for one apply_patch call, the shell parser
+// reads as exactly that: one simple command naming apply_patch, with the
+// same patch as its heredoc body or its one argument, and nothing else.
+func FuzzShellPatchAgreesWithTheParser(f *testing.F) {
+	for _, s := range []string{"apply_patch <<'EOF'\n" + patchBody + "EOF", "apply_patch <<EOF\n" + patchBody + "EOF\n\n",
+		"apply_patch '" + patchBody + "'", "apply_patch <<\"X\"\n" + patchBody + "X\nid", "applypatch<<E\n" + patchBody + "E"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		patch, ok := shellPatch(cmd, nil)
+		if !ok {
+			return
+		}
+		file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+		if err != nil || len(file.Stmts) != 1 {
+			t.Fatalf("%q: taken as a patch, but the parser reads %v statements (%v)", cmd, len(file.Stmts), err)
+		}
+		st := file.Stmts[0]
+		call, isCall := st.Cmd.(*syntax.CallExpr)
+		if !isCall || st.Negated || st.Background || st.Coprocess || len(call.Assigns) > 0 || len(call.Args) == 0 {
+			t.Fatalf("%q: taken as a patch, but it is not one simple command", cmd)
+		}
+		if lit := call.Args[0].Lit(); !isApplyPatch(lit) {
+			t.Fatalf("%q: taken as a patch, but the program is %q", cmd, lit)
+		}
+		var got string
+		switch {
+		case len(call.Args) == 1 && len(st.Redirs) == 1 && st.Redirs[0].Op == syntax.Hdoc && st.Redirs[0].Hdoc != nil:
+			for _, p := range st.Redirs[0].Hdoc.Parts {
+				l, isLit := p.(*syntax.Lit)
+				if !isLit {
+					t.Fatalf("%q: taken as a patch, but its heredoc expands", cmd)
+				}
+				got += l.Value
+			}
+		case len(call.Args) == 2 && len(st.Redirs) == 0 && len(call.Args[1].Parts) == 1:
+			q, isQuoted := call.Args[1].Parts[0].(*syntax.SglQuoted)
+			if !isQuoted || q.Dollar {
+				t.Fatalf("%q: taken as a patch, but its argument is not one single-quoted word", cmd)
+			}
+			got = q.Value
+		default:
+			t.Fatalf("%q: taken as a patch, but the parser reads other words or redirections", cmd)
+		}
+		if got != patch {
+			t.Fatalf("%q: patch %q, the parser's %q", cmd, patch, got)
+		}
+	})
 }

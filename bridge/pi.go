@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"regexp"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
@@ -127,22 +126,22 @@ func piPathOf(native string, in map[string]any) (string, error) {
 	return nonEmpty(p, alt), nil
 }
 
-var piUnicodeSpaces = regexp.MustCompile("[\u00A0\u2000-\u200A\u202F\u205F\u3000]")
+var piUnicodeSpaces = lazyRegexp("[\u00A0\u2000-\u200A\u202F\u205F\u3000]")
 
 // piExpand is pi's expandPath: a leading "@" is dropped and Unicode
 // spaces become plain ones ("~" and "~/" stay for the registry to expand).
 func piExpand(p string) string {
-	return piUnicodeSpaces.ReplaceAllString(strings.TrimPrefix(p, "@"), " ")
+	return piUnicodeSpaces().ReplaceAllString(strings.TrimPrefix(p, "@"), " ")
 }
 
-var piAmPm = regexp.MustCompile(`(?i) (AM|PM)\.`)
+var piAmPm = lazyRegexp(`(?i) (AM|PM)\.`)
 
 // piReadVariants are the paths pi's read may open for p, p first.
 func piReadVariants(p string) []string {
 	nfd := norm.NFD.String(p)
 	curly := func(s string) string { return strings.ReplaceAll(s, "'", "\u2019") }
 	out := []string{p}
-	for _, v := range []string{piAmPm.ReplaceAllString(p, "\u202F$1."), nfd, curly(p), curly(nfd)} {
+	for _, v := range []string{piAmPm().ReplaceAllString(p, "\u202F$1."), nfd, curly(p), curly(nfd)} {
 		dup := false
 		for _, o := range out {
 			dup = dup || o == v

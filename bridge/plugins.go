@@ -2,14 +2,13 @@ package bridge
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 )
 
 // Plugin clients (OpenCode, pi) have no command hooks: their hooks are
 // in-process JavaScript/TypeScript plugins. leasedeck installs a small
-// plugin of its own (bridge/plugins/<client>/) that spawns `leasedeck hook
+// plugin of its own (bridge/setup/plugins/<client>/) that spawns `leasedeck hook
 // <client>` for each relevant event, with a payload it builds from the
 // client's event:
 //
@@ -115,12 +114,12 @@ func parsePluginAgent(p *payload, ev *Event) error {
 	return nil
 }
 
-var pluginEventRe = regexp.MustCompile(`"hook_event_name"\s*:\s*"([A-Za-z_.]+)"`)
+var pluginEventRe = lazyRegexp(`"hook_event_name"\s*:\s*"([A-Za-z_.]+)"`)
 
 // sniffPluginEvent recovers the event name from a payload too broken to
 // parse, so that a broken tool call still fails closed.
 func sniffPluginEvent(client string, specs []EventSpec, stdin []byte) *Event {
-	m := pluginEventRe.FindSubmatch(stdin)
+	m := pluginEventRe().FindSubmatch(stdin)
 	if m == nil {
 		return nil
 	}

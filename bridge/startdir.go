@@ -3,7 +3,7 @@ package bridge
 import (
 	"path/filepath"
 
-	"github.com/leasedeck/leasedeck/registry/resources"
+	"github.com/leasedeck/leasedeck/vocab"
 )
 
 // setShellStartDir sets the directory a shell call starts in, which the
@@ -14,7 +14,7 @@ import (
 // could put anything there, so it is replaced (or dropped when the payload
 // names no directory).
 func setShellStartDir(tc *ToolCall, client, payloadCwd string, in map[string]any) {
-	if tc == nil || tc.Input == nil || !resources.IsShellTool(tc.Name) {
+	if tc == nil || tc.Input == nil || !vocab.IsShell(tc.Name) {
 		return
 	}
 	delete(tc.Input, "cwd")

@@ -5,25 +5,26 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/leasedeck/leasedeck/applypatch"
 	"github.com/leasedeck/leasedeck/redact"
-	"github.com/leasedeck/leasedeck/registry/resources"
+	"github.com/leasedeck/leasedeck/vocab"
 )
 
 // The gate's tool vocabulary (DESIGN "Tool vocabulary and exit codes"),
 // defined once in package resources; these are the names the adapters map
 // their clients' tools onto.
 const (
-	ToolBash         = resources.ToolBash
-	ToolWrite        = resources.ToolWrite
-	ToolEdit         = resources.ToolEdit
-	ToolMultiEdit    = resources.ToolMultiEdit
-	ToolRead         = resources.ToolRead
-	ToolNotebookEdit = resources.ToolNotebookEdit
-	ToolGlob         = resources.ToolGlob
-	ToolGrep         = resources.ToolGrep
-	ToolWebFetch     = resources.ToolWebFetch
-	ToolWebSearch    = resources.ToolWebSearch
-	ToolAgent        = resources.ToolAgent
+	ToolBash         = vocab.Bash
+	ToolWrite        = vocab.Write
+	ToolEdit         = vocab.Edit
+	ToolMultiEdit    = vocab.MultiEdit
+	ToolRead         = vocab.Read
+	ToolNotebookEdit = vocab.NotebookEdit
+	ToolGlob         = vocab.Glob
+	ToolGrep         = vocab.Grep
+	ToolWebFetch     = vocab.WebFetch
+	ToolWebSearch    = vocab.WebSearch
+	ToolAgent        = vocab.Agent
 )
 
 // toolError is a tool input the gate cannot check: a missing path or
@@ -62,7 +63,7 @@ func resourcesOf(name string, in map[string]any) Resources {
 		return nil
 	}
 	switch name {
-	case ToolBash, resources.ToolPowerShell:
+	case ToolBash, vocab.PowerShell:
 		if c, _ := in["command"].(string); c != "" {
 			r.Commands = []string{c}
 		}
@@ -117,10 +118,10 @@ func translateClaude(client, name string, in map[string]any) (*ToolCall, error) 
 	out := copyMap(in)
 	gate := name
 	switch name {
-	case resources.ToolTask:
+	case vocab.Task:
 		// Renamed Agent in v2.1.63; Task stays an alias.
 		gate = ToolAgent
-	case ToolBash, resources.ToolPowerShell:
+	case ToolBash, vocab.PowerShell:
 		if err := requireString(client, name, in, "command"); err != nil {
 			return nil, err
 		}
@@ -156,7 +157,7 @@ func translateClaude(client, name string, in map[string]any) (*ToolCall, error) 
 // Resources.Writes: a multi-file patch is one call, and checking only the
 // first path would let the rest through.
 func translatePatch(client, native, patch string, nativeInput any) (*ToolCall, error) {
-	ops, err := resources.ParseApplyPatch(patch)
+	ops, err := applypatch.Parse(patch)
 	if err != nil {
 		return nil, toolError(client, native, "command", "cannot read the patch: "+err.Error())
 	}
@@ -166,7 +167,7 @@ func translatePatch(client, native, patch string, nativeInput any) (*ToolCall, e
 			gate = ToolWrite
 		}
 	}
-	writes := resources.PatchWrites(ops)
+	writes := applypatch.Writes(ops)
 	fp := make([]any, len(writes))
 	for i, w := range writes {
 		fp[i] = w

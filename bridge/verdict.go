@@ -160,3 +160,15 @@ func nonEmpty(s, def string) string {
 	}
 	return s
 }
+
+// HookTimeoutFor is the hook timeout that leaves a full approval wait: the
+// approval timeout plus max(30 s, a fifth of it), so that ApprovalWait
+// (which keeps max(5 s, a tenth) as margin) still allows the whole policy
+// timeout.
+func HookTimeoutFor(approval time.Duration) time.Duration {
+	extra := approval / 5
+	if extra < 30*time.Second {
+		extra = 30 * time.Second
+	}
+	return approval + extra
+}

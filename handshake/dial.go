@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
+
 	"time"
+
+	"github.com/leasedeck/leasedeck/unixsock"
 )
 
 // Dial connects to the registry at t.Socket and verifies it (Verify),
@@ -16,13 +18,12 @@ import (
 // connection that ends before the registry's answer (one that stopped or
 // crashed meanwhile) is tried again the same way. A squatter is final: no
 // retry, and so is a refusal.
-func (t Target) Dial(ctx context.Context, grace time.Duration) (net.Conn, Answer, error) {
+func (t Target) Dial(ctx context.Context, grace time.Duration) (unixsock.Conn, Answer, error) {
 	start := time.Now()
 	backoff := 10 * time.Millisecond
 	var last error
 	for {
-		var d net.Dialer
-		conn, err := d.DialContext(ctx, "unix", t.Socket)
+		conn, err := unixsock.Dial(ctx, t.Socket)
 		if err == nil {
 			verified, a, verr := t.Verify(ctx, conn)
 			if verr == nil {

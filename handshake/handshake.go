@@ -26,11 +26,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/leasedeck/leasedeck/unixsock"
 )
 
 // Op is the socket op a registry answers the challenge on.
@@ -146,7 +147,7 @@ func (t Target) Check(a Answer, nonce string, peerPID int) error {
 // ctx. It returns the registry's answer and the connection to go on with
 // (conn, reading first anything read past the answer). A failed check is
 // a *SquatterError; no answer in time wraps ErrNoRegistry.
-func (t Target) Verify(ctx context.Context, conn net.Conn) (net.Conn, Answer, error) {
+func (t Target) Verify(ctx context.Context, conn unixsock.Conn) (unixsock.Conn, Answer, error) {
 	r := bufio.NewReaderSize(conn, 4096)
 	a, err := t.verify(ctx, conn, r)
 	if err != nil {
@@ -157,13 +158,13 @@ func (t Target) Verify(ctx context.Context, conn net.Conn) (net.Conn, Answer, er
 
 // bufferedConn is a connection whose first bytes were read ahead into r.
 type bufferedConn struct {
-	net.Conn
+	unixsock.Conn
 	r *bufio.Reader
 }
 
 func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
-func (t Target) verify(ctx context.Context, conn net.Conn, r *bufio.Reader) (Answer, error) {
+func (t Target) verify(ctx context.Context, conn unixsock.Conn, r *bufio.Reader) (Answer, error) {
 	var peer int
 	var err error
 	if t.PeerPID > 0 {
@@ -195,8 +196,7 @@ func (t Target) verify(ctx context.Context, conn net.Conn, r *bufio.Reader) (Ans
 		return Answer{}, fmt.Errorf("%w: %v", ErrNoRegistry, werr)
 	}
 	line, err := readLine(r, 64<<10)
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return Answer{}, &HungError{Waited: time.Since(asked), Err: err}
 	}
 	if err != nil {

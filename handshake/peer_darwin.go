@@ -5,21 +5,23 @@ package handshake
 import (
 	"errors"
 	"fmt"
-	"net"
+	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/leasedeck/leasedeck/unixsock"
 )
 
 // checkPeer asks the kernel who is at the other end of conn
 // (LOCAL_PEERCRED, LOCAL_PEERPID) and checks that it is this user's
 // process. macOS does not say which process holds a flock, so the lock
 // holder is not checked here: the challenge carries the proof.
-func checkPeer(conn net.Conn, _ string) (int, error) { return peerPID(conn) }
+func checkPeer(conn unixsock.Conn, _ string) (int, error) { return peerPID(conn) }
 
 // peerPID is the pid of the process at the other end of conn, which must
 // be this user's.
-func peerPID(conn net.Conn) (int, error) {
-	uc, ok := conn.(*net.UnixConn)
+func peerPID(conn unixsock.Conn) (int, error) {
+	uc, ok := conn.(syscall.Conn)
 	if !ok {
 		return 0, &SquatterError{Why: "not a Unix socket"}
 	}

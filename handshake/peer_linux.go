@@ -6,19 +6,21 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/leasedeck/leasedeck/unixsock"
 )
 
 // checkPeer asks the kernel who is at the other end of conn
 // (SO_PEERCRED) and checks that it is this user's process and the one
 // that holds the registry lock. It returns the peer's pid.
-func checkPeer(conn net.Conn, lock string) (int, error) {
+func checkPeer(conn unixsock.Conn, lock string) (int, error) {
 	pid, err := peerPID(conn)
 	if err != nil {
 		return 0, err
@@ -50,13 +52,12 @@ func checkPeer(conn net.Conn, lock string) (int, error) {
 // was said (a live peer has nothing to say before the hello, so the probe
 // takes nothing from it), or the kernel says pid is exiting, a zombie or
 // gone. A live squatter is none of these.
-func peerGone(conn net.Conn, pid int) bool {
+func peerGone(conn unixsock.Conn, pid int) bool {
 	conn.SetReadDeadline(time.Now().Add(peerProbe))
 	var b [1]byte
 	n, err := conn.Read(b[:])
 	conn.SetReadDeadline(time.Time{})
-	var ne net.Error
-	if n == 0 && err != nil && !(errors.As(err, &ne) && ne.Timeout()) {
+	if n == 0 && err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
 		return true
 	}
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
@@ -93,7 +94,7 @@ func processExiting(stat string) bool {
 
 // peerPID is the pid of the process at the other end of conn
 // (SO_PEERCRED), which must be this user's.
-func peerPID(conn net.Conn) (int, error) {
+func peerPID(conn unixsock.Conn) (int, error) {
 	cred, err := peerCred(conn)
 	if err != nil {
 		return 0, &SquatterError{Why: "the kernel cannot say who is at the other end of the socket: " + err.Error()}
@@ -104,8 +105,8 @@ func peerPID(conn net.Conn) (int, error) {
 	return int(cred.Pid), nil
 }
 
-func peerCred(conn net.Conn) (*unix.Ucred, error) {
-	uc, ok := conn.(*net.UnixConn)
+func peerCred(conn unixsock.Conn) (*unix.Ucred, error) {
+	uc, ok := conn.(syscall.Conn)
 	if !ok {
 		return nil, errors.New("not a Unix socket")
 	}

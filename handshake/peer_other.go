@@ -4,15 +4,16 @@ package handshake
 
 import (
 	"errors"
-	"net"
+
+	"github.com/leasedeck/leasedeck/unixsock"
 )
 
 // checkPeer cannot ask this OS who is at the other end of a socket: the
 // challenge alone tells the registry from a squatter here.
-func checkPeer(net.Conn, string) (int, error) { return 0, nil }
+func checkPeer(unixsock.Conn, string) (int, error) { return 0, nil }
 
 // peerPID cannot be had on this OS.
-func peerPID(net.Conn) (int, error) {
+func peerPID(unixsock.Conn) (int, error) {
 	return 0, &SquatterError{Why: "not on this OS: the kernel cannot be asked who is at the other end of the socket"}
 }
 

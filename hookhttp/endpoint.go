@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/bridge/setup"
 )
 
 // FileName is the endpoint's record in the workspace's state directory,
@@ -19,7 +19,7 @@ import (
 const FileName = "hook-http.json"
 
 // Path is the URL path Claude Code's hooks are POSTed to.
-const Path = bridge.ClaudeHTTPPath
+const Path = setup.ClaudeHTTPPath
 
 // Endpoint is where the registry serves HTTP hooks and the bearer token a
 // request must carry.

@@ -11,7 +11,7 @@ import (
 	"github.com/leasedeck/leasedeck/bridge"
 	"github.com/leasedeck/leasedeck/handshake"
 	"github.com/leasedeck/leasedeck/registry/wire"
-	"github.com/leasedeck/leasedeck/workspace"
+	"github.com/leasedeck/leasedeck/workspace/locate"
 )
 
 // EnvRegistryPID is how `leasedeck run` tells its tree's hooks which
@@ -39,7 +39,7 @@ const restartGrace = 2 * time.Second
 type Target struct {
 	client *wire.Client
 	target handshake.Target // what client was dialled to, to dial again
-	ws     workspace.Workspace
+	ws     locate.Place
 	hello  handshake.Answer
 	why    string // why there is no client
 }
@@ -83,12 +83,12 @@ func (t *Target) Options(ctx context.Context, maxWait time.Duration) bridge.Proc
 // set by the human, in the client's configuration or environment. It is
 // never looked for from a directory, which the agent chooses (a planted
 // src/.leasedeck/ and a call whose cwd is src).
-func pinnedWorkspace(flagValue string) (workspace.Workspace, error) {
-	if flagValue == "" && os.Getenv(workspace.EnvWorkspace) == "" {
-		return workspace.Workspace{}, errors.New("this hook is not pinned to a workspace (no --workspace, no $" + workspace.EnvWorkspace +
+func pinnedWorkspace(flagValue string) (locate.Place, error) {
+	if flagValue == "" && os.Getenv(locate.EnvWorkspace) == "" {
+		return locate.Place{}, errors.New("this hook is not pinned to a workspace (no --workspace, no $" + locate.EnvWorkspace +
 			"); run 'leasedeck install' again in the workspace, which writes --workspace into the hook command")
 	}
-	return workspace.Find(flagValue, "")
+	return locate.Find(flagValue, "")
 }
 
 // Connect dials the pinned workspace's registry and verifies it,

@@ -12,6 +12,7 @@ import (
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/registry/resources"
 	"github.com/leasedeck/leasedeck/schemas"
+	"github.com/leasedeck/leasedeck/workspace/locate"
 )
 
 // Clients lists the agent clients init writes a declared manifest for:
@@ -122,7 +123,8 @@ func Init(dir string) (InitResult, error) {
 	if err != nil {
 		return InitResult{}, fmt.Errorf("workspace directory %s: %w", dir, err)
 	}
-	w, err := open(root)
+	p, err := locate.Open(root)
+	w := Workspace(p)
 	if err != nil {
 		return InitResult{}, err
 	}

@@ -137,14 +137,4 @@ func (w Workspace) EnsureHandshakeKey() ([]byte, error) {
 }
 
 // LoadHandshakeKey reads the handshake secret (32 bytes, hex).
-func (w Workspace) LoadHandshakeKey() ([]byte, error) {
-	b, err := os.ReadFile(w.HandshakeKeyPath())
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the handshake secret: %w", err)
-	}
-	k := []byte(strings.TrimSpace(string(b)))
-	if len(k) < 32 {
-		return nil, fmt.Errorf("the handshake secret %s is too short", w.HandshakeKeyPath())
-	}
-	return k, nil
-}
+func (w Workspace) LoadHandshakeKey() ([]byte, error) { return w.place().LoadHandshakeKey() }

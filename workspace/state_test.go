@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/leasedeck/leasedeck/workspace/locate"
 )
 
 // isolate points the config and state homes at fresh, short directories
@@ -211,7 +213,7 @@ func TestLongStatePathPutsTheSocketInAShortPrivateDirectory(t *testing.T) {
 	}
 	w := res.Workspace
 	sock := w.SocketPath()
-	if len(sock) > maxSocketPath {
+	if len(sock) > locate.MaxSocketPath {
 		t.Fatalf("socket path %s is %d bytes", sock, len(sock))
 	}
 	if strings.HasPrefix(sock, w.StateDir()) {

@@ -7,9 +7,7 @@ package workspace
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,28 +17,23 @@ import (
 	"github.com/leasedeck/leasedeck/durable"
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/schemas"
+	"github.com/leasedeck/leasedeck/workspace/locate"
 )
 
 // DirName is the workspace state directory.
-const DirName = ".leasedeck"
+const DirName = locate.DirName
 
 // EnvWorkspace overrides where the workspace is.
-const EnvWorkspace = "LEASEDECK_WORKSPACE"
+const EnvWorkspace = locate.EnvWorkspace
 
-// Workspace is a located workspace.
+// Workspace is a located workspace (a locate.Place, with the methods that
+// read the policy, the manifests and the keys).
 type Workspace struct {
 	Root  string // the directory holding .leasedeck/ (absolute, symlinks resolved)
 	State string // the private state directory, outside Root (see StateDir)
 }
 
-// open makes the Workspace for a canonical root, with its state directory.
-func open(root string) (Workspace, error) {
-	st, err := stateDirFor(root)
-	if err != nil {
-		return Workspace{}, err
-	}
-	return Workspace{Root: root, State: st}, nil
-}
+func (w Workspace) place() locate.Place { return locate.Place(w) }
 
 // Dir is .leasedeck/ itself.
 func (w Workspace) Dir() string { return filepath.Join(w.Root, DirName) }
@@ -58,48 +51,17 @@ func (w Workspace) AgentPath(client string) string {
 }
 
 // ErrNotFound means no .leasedeck/ was found from the directory upward.
-var ErrNotFound = errors.New("no leasedeck workspace (.leasedeck/) found in this directory or any parent; run 'leasedeck init'")
+var ErrNotFound = locate.ErrNotFound
 
 // Find locates the workspace as git finds a repository: flag (if not
 // empty), then $LEASEDECK_WORKSPACE, then the nearest .leasedeck/ from
 // start upward.
 func Find(flag, start string) (Workspace, error) {
-	if flag == "" {
-		flag = os.Getenv(EnvWorkspace)
-	}
-	if flag != "" {
-		root, err := canonical(flag)
-		if err != nil {
-			return Workspace{}, fmt.Errorf("workspace %s: %w", flag, err)
-		}
-		if st, err := os.Stat(filepath.Join(root, DirName)); err != nil || !st.IsDir() {
-			return Workspace{}, fmt.Errorf("workspace %s has no %s/ directory; run 'leasedeck init %s'", flag, DirName, flag)
-		}
-		return open(root)
-	}
-	dir, err := canonical(start)
-	if err != nil {
-		return Workspace{}, err
-	}
-	for {
-		if st, err := os.Stat(filepath.Join(dir, DirName)); err == nil && st.IsDir() {
-			return open(dir)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return Workspace{}, ErrNotFound
-		}
-		dir = parent
-	}
+	p, err := locate.Find(flag, start)
+	return Workspace(p), err
 }
 
-func canonical(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	return filepath.EvalSymlinks(abs)
-}
+func canonical(p string) (string, error) { return locate.Canonical(p) }
 
 // Settings are the deployment settings stored beside the root policy.
 type Settings struct {
@@ -311,12 +273,7 @@ func (w Workspace) LoadAgent(client string) (any, error) {
 
 // ID is a stable, non-reversible name for the workspace: the name of its
 // state directory.
-func (w Workspace) ID() string { return idOf(w.Root) }
-
-func idOf(root string) string {
-	sum := sha256.Sum256([]byte(root))
-	return hex.EncodeToString(sum[:])[:16]
-}
+func (w Workspace) ID() string { return w.place().ID() }
 
 // ConfigDir is the user-level leasedeck config directory ($XDG_CONFIG_HOME
 // or ~/.config, /leasedeck), where operator tokens lived before they moved

@@ -42,8 +42,19 @@ func (w *wsEnv) payload(client, name string, edit func(m map[string]any)) string
 
 func (w *wsEnv) hook(client, stdin string) result {
 	w.t.Helper()
-	return w.run(stdin, "hook", client, "--workspace", w.dir, "--timeout", "8")
+	return w.hookOn(binary, client, stdin)
 }
+
+// hookOn runs the hook with one of the two programs that run hooks:
+// `leasedeck hook` or the lean leasedeck-hook (the same words).
+func (w *wsEnv) hookOn(exe, client, stdin string) result {
+	w.t.Helper()
+	return w.runExe(exe, stdin, "hook", client, "--workspace", w.dir, "--timeout", "8")
+}
+
+// hookPrograms are both programs that run hooks, for tests that must hold
+// for each.
+func hookPrograms() []string { return []string{binary, hookBinary} }
 
 // Every recorded payload of every client, through the real binary against
 // a real registry: an answer in the client's own form, a documented exit
@@ -64,19 +75,22 @@ func TestHookEveryRecordedPayload(t *testing.T) {
 			stdin := w.payload(c.Name(), name, nil)
 			// Requests that would wait for a human (WebFetch, rm) are
 			// answered when the short test hook timeout runs out.
-			r := w.hook(c.Name(), stdin)
 			n++
-			if r.code != 0 && r.code != 2 {
-				// Exit 1 is only for a payload leasedeck cannot map at all.
-				if r.code != 1 || !strings.Contains(r.stderr, "unknown") {
-					t.Errorf("%s/%s: exit %d\nstdout: %s\nstderr: %s", c.Name(), name, r.code, r.stdout, r.stderr)
+			for _, exe := range hookPrograms() {
+				r := w.hookOn(exe, c.Name(), stdin)
+				prog := filepath.Base(exe)
+				if r.code != 0 && r.code != 2 {
+					// Exit 1 is only for a payload leasedeck cannot map at all.
+					if r.code != 1 || !strings.Contains(r.stderr, "unknown") {
+						t.Errorf("%s: %s/%s: exit %d\nstdout: %s\nstderr: %s", prog, c.Name(), name, r.code, r.stdout, r.stderr)
+					}
 				}
-			}
-			if out := strings.TrimSpace(r.stdout); out != "" && !json.Valid([]byte(out)) {
-				t.Errorf("%s/%s: stdout is not JSON: %s", c.Name(), name, out)
-			}
-			if strings.Contains(r.stdout+r.stderr, "internal") {
-				t.Errorf("%s/%s: %s %s", c.Name(), name, r.stdout, r.stderr)
+				if out := strings.TrimSpace(r.stdout); out != "" && !json.Valid([]byte(out)) {
+					t.Errorf("%s: %s/%s: stdout is not JSON: %s", prog, c.Name(), name, out)
+				}
+				if strings.Contains(r.stdout+r.stderr, "internal") {
+					t.Errorf("%s: %s/%s: %s %s", prog, c.Name(), name, r.stdout, r.stderr)
+				}
 			}
 		}
 	}
@@ -108,17 +122,21 @@ func TestHookDecisionFormats(t *testing.T) {
 		{"gemini", "BeforeTool", func(m map[string]any) { m["tool_input"].(map[string]any)["command"] = "sudo ls" }, 2, `"decision":"deny"`},
 		{"vscode", "PreToolUse", nil, 0, `"permissionDecision":"allow"`},
 	}
-	for _, c := range cases {
-		r := w.hook(c.client, w.payload(c.client, c.payload, c.edit))
-		if r.code != c.code || !strings.Contains(r.stdout, c.want) {
-			t.Errorf("%s %s: exit %d (want %d), stdout %s, stderr %s", c.client, c.payload, r.code, c.code, r.stdout, r.stderr)
+	for _, exe := range hookPrograms() {
+		for _, c := range cases {
+			r := w.hookOn(exe, c.client, w.payload(c.client, c.payload, c.edit))
+			if r.code != c.code || !strings.Contains(r.stdout, c.want) {
+				t.Errorf("%s: %s %s: exit %d (want %d), stdout %s, stderr %s", filepath.Base(exe), c.client, c.payload, r.code, c.code, r.stdout, r.stderr)
+			}
 		}
 	}
 	// The registry stopped: fail closed in enforce mode, saying how to start it.
 	w.stop()
-	r := w.hook("claude-code", w.payload("claude-code", "PreToolUse", nil))
-	if r.code != 0 || !strings.Contains(r.stdout, `"permissionDecision":"deny"`) || !strings.Contains(r.stdout, "leasedeck serve") {
-		t.Errorf("registry down: %+v", r)
+	for _, exe := range hookPrograms() {
+		r := w.hookOn(exe, "claude-code", w.payload("claude-code", "PreToolUse", nil))
+		if r.code != 0 || !strings.Contains(r.stdout, `"permissionDecision":"deny"`) || !strings.Contains(r.stdout, "leasedeck serve") {
+			t.Errorf("%s: registry down: %+v", filepath.Base(exe), r)
+		}
 	}
 }
 

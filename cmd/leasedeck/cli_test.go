@@ -10,8 +10,9 @@ import (
 	"testing"
 )
 
-// The CLI tests run the real binary, as a user would.
-var binary string
+// The CLI tests run the real binary, as a user would; hookBinary is the
+// lean hook binary (cmd/leasedeck-hook), which the hook tests run as well.
+var binary, hookBinary string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "leasedeck-cli")
@@ -20,6 +21,11 @@ func TestMain(m *testing.M) {
 	}
 	binary = filepath.Join(dir, "leasedeck")
 	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		panic(err)
+	}
+	hookBinary = filepath.Join(dir, "leasedeck-hook")
+	if out, err := exec.Command("go", "build", "-o", hookBinary, "../leasedeck-hook").CombinedOutput(); err != nil {
 		os.Stderr.Write(out)
 		panic(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/bridge/setup"
 	"github.com/leasedeck/leasedeck/confine"
 	"github.com/leasedeck/leasedeck/handshake"
 	"github.com/leasedeck/leasedeck/journal"
@@ -204,4 +204,4 @@ func doctorConfined(r *doctorReport) {
 }
 
 // shellWord quotes a path for a command line doctor prints.
-func shellWord(s string) string { return bridge.ShellQuote(s) }
+func shellWord(s string) string { return setup.ShellQuote(s) }

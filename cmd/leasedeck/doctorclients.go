@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/bridge/setup"
 	"github.com/leasedeck/leasedeck/hookhttp"
 	"github.com/leasedeck/leasedeck/workspace"
 )
@@ -31,7 +32,7 @@ func doctorClients(r *doctorReport, w workspace.Workspace, approval time.Duratio
 	progs := make([]program, len(clients))
 	var wg sync.WaitGroup
 	for i, c := range clients {
-		facts, _ := bridge.Facts(c)
+		facts, _ := setup.Facts(c)
 		for _, name := range facts.Programs {
 			p := findProgram(name, w.Root)
 			progs[i].skipped = append(progs[i].skipped, p.skipped...)
@@ -60,8 +61,8 @@ func doctorClients(r *doctorReport, w workspace.Workspace, approval time.Duratio
 
 func doctorClient(r *doctorReport, w workspace.Workspace, client string, p program, approval time.Duration) {
 	loc := clientLocations(w.Root)
-	var ours []bridge.InstalledHook
-	var scopes []bridge.Scope
+	var ours []setup.InstalledHook
+	var scopes []setup.Scope
 	// The program's line comes first; the scopes' lines are checked first.
 	first := len(r.Findings)
 	defer func() {
@@ -70,13 +71,13 @@ func doctorClient(r *doctorReport, w workspace.Workspace, client string, p progr
 			r.Findings = slices.Insert(slices.Delete(r.Findings, first+i, first+i+1), first, prog)
 		}
 	}()
-	for _, scope := range []bridge.Scope{bridge.ScopeProject, bridge.ScopeUser} {
+	for _, scope := range []setup.Scope{setup.ScopeProject, setup.ScopeUser} {
 		if found := doctorScope(r, w, client, scope, loc, approval); len(found) > 0 {
 			ours = append(ours, found...)
 			scopes = append(scopes, scope)
 		}
 	}
-	facts, known := bridge.Facts(client)
+	facts, known := setup.Facts(client)
 	switch {
 	case p.path == "" && len(ours) > 0:
 		r.add(finding{Subject: client, Check: "program", Status: statusNote,
@@ -91,7 +92,7 @@ func doctorClient(r *doctorReport, w workspace.Workspace, client string, p progr
 	}
 	if len(ours) == 0 {
 		r.add(finding{Subject: client, Check: "hooks", Status: statusNote,
-			Detail: "installed, but no leasedeck hook governs its sessions in this workspace", Fix: installFix(client, bridge.ScopeProject, w.Root)})
+			Detail: "installed, but no leasedeck hook governs its sessions in this workspace", Fix: installFix(client, setup.ScopeProject, w.Root)})
 		return
 	}
 	if !known {
@@ -103,7 +104,7 @@ func doctorClient(r *doctorReport, w workspace.Workspace, client string, p progr
 
 // doctorFailure reports whether a hook that cannot answer blocks the call
 // or is ignored (fails open) by the installed version.
-func doctorFailure(r *doctorReport, w workspace.Workspace, client string, fm bridge.FailureMode, scopes []bridge.Scope) {
+func doctorFailure(r *doctorReport, w workspace.Workspace, client string, fm setup.FailureMode, scopes []setup.Scope) {
 	fix := func() string {
 		var fixes []string
 		for _, s := range scopes {
@@ -135,9 +136,9 @@ func doctorFailure(r *doctorReport, w workspace.Workspace, client string, fm bri
 
 // doctorScope checks leasedeck's hooks in one scope's settings file and
 // returns the ones install wrote for this workspace.
-func doctorScope(r *doctorReport, w workspace.Workspace, client string, scope bridge.Scope, loc bridge.Locations, approval time.Duration) []bridge.InstalledHook {
+func doctorScope(r *doctorReport, w workspace.Workspace, client string, scope setup.Scope, loc setup.Locations, approval time.Duration) []setup.InstalledHook {
 	check := "hooks (" + string(scope) + ")"
-	path, err := bridge.SettingsPath(client, scope, loc)
+	path, err := setup.SettingsPath(client, scope, loc)
 	if err != nil {
 		return nil
 	}
@@ -150,13 +151,13 @@ func doctorScope(r *doctorReport, w workspace.Workspace, client string, scope br
 		r.add(finding{Subject: client, Check: check, Status: statusProblem, Detail: err.Error(), Fix: fix})
 		return nil
 	}
-	in, err := bridge.Inspect(client, b, bridge.Owner{Client: client, Workspace: w.Root})
+	in, err := setup.Inspect(client, b, setup.Owner{Client: client, Workspace: w.Root})
 	if err != nil {
 		r.add(finding{Subject: client, Check: check, Status: statusProblem, Detail: path + ": " + err.Error(),
 			Fix: "correct " + path + " by hand, then " + fix})
 		return nil
 	}
-	var ours []bridge.InstalledHook
+	var ours []setup.InstalledHook
 	var others []string
 	for _, h := range in.Hooks {
 		switch {
@@ -167,7 +168,7 @@ func doctorScope(r *doctorReport, w workspace.Workspace, client string, scope br
 		}
 	}
 	for _, o := range others {
-		if hc, ok := bridge.ParseHookCommand(o); ok && hc.Workspace == "" {
+		if hc, ok := setup.ParseHookCommand(o); ok && hc.Workspace == "" {
 			// An unpinned hook denies every call it gets, and the client
 			// runs it beside ours.
 			r.add(finding{Subject: client, Check: check, Status: statusProblem,
@@ -192,7 +193,7 @@ func doctorScope(r *doctorReport, w workspace.Workspace, client string, scope br
 		return ours
 	}
 	doctorHookBinaries(r, client, check, path, commands, w.Root, fix)
-	var endpoint *bridge.HTTPHooks
+	var endpoint *setup.HTTPHooks
 	if len(http) > 0 {
 		ep, err := hookhttp.Load(w.StateDir())
 		if err != nil {
@@ -200,7 +201,7 @@ func doctorScope(r *doctorReport, w workspace.Workspace, client string, scope br
 				Detail: fmt.Sprintf("%s: leasedeck's HTTP hooks are there, but the workspace records no endpoint for them (%v): every call is refused", path, err), Fix: fix})
 			return ours
 		}
-		endpoint = &bridge.HTTPHooks{Base: ep.Base(), Token: ep.Token}
+		endpoint = &setup.HTTPHooks{Base: ep.Base(), Token: ep.Token}
 	}
 	doctorHookCoverage(r, client, check, path, b, commands, endpoint, approval, fix)
 	if len(r.Findings) == before {
@@ -222,7 +223,7 @@ func doctorScope(r *doctorReport, w workspace.Workspace, client string, scope br
 
 // splitHTTPHooks separates Claude Code's HTTP hooks, which run no
 // program, from the command hooks.
-func splitHTTPHooks(ours []bridge.InstalledHook) (commands, http []bridge.InstalledHook) {
+func splitHTTPHooks(ours []setup.InstalledHook) (commands, http []setup.InstalledHook) {
 	for _, h := range ours {
 		if h.Type == "http" {
 			http = append(http, h)
@@ -235,7 +236,7 @@ func splitHTTPHooks(ours []bridge.InstalledHook) (commands, http []bridge.Instal
 
 // doctorHookBinaries checks the program each hook runs, without running
 // it: it could be anything an agent planted.
-func doctorHookBinaries(r *doctorReport, client, check, path string, ours []bridge.InstalledHook, root, fix string) {
+func doctorHookBinaries(r *doctorReport, client, check, path string, ours []setup.InstalledHook, root, fix string) {
 	var seen []string
 	for _, h := range ours {
 		exe := h.Hook.Exe
@@ -280,7 +281,7 @@ func unstableExe(exe, root string) string {
 // the same executable and choices as the hooks there: every event it would
 // add or bring up to date is a gap. It also checks the hook timeout
 // against the approval timeout.
-func doctorHookCoverage(r *doctorReport, client, check, path string, settings []byte, ours []bridge.InstalledHook, endpoint *bridge.HTTPHooks, approval time.Duration, fix string) {
+func doctorHookCoverage(r *doctorReport, client, check, path string, settings []byte, ours []setup.InstalledHook, endpoint *setup.HTTPHooks, approval time.Duration, fix string) {
 	h := ours[0].Hook
 	timeout := time.Duration(h.Timeout) * time.Second
 	if approval > 0 && timeout <= approval {
@@ -289,7 +290,7 @@ func doctorHookCoverage(r *doctorReport, client, check, path string, settings []
 		return
 	}
 	if bridge.IsPluginClient(client) {
-		res, err := bridge.InstallPlugin(client, settings, bridge.PluginOptions{Executable: h.Exe, Workspace: h.Workspace, Timeout: timeout})
+		res, err := setup.InstallPlugin(client, settings, setup.PluginOptions{Executable: h.Exe, Workspace: h.Workspace, Timeout: timeout})
 		if err != nil || res.Changed {
 			r.add(finding{Subject: client, Check: check, Status: statusProblem,
 				Detail: fmt.Sprintf("%s is not the plugin install writes (edited, or from another version of leasedeck)", path), Fix: fix})
@@ -308,7 +309,7 @@ func doctorHookCoverage(r *doctorReport, client, check, path string, settings []
 			}
 		}
 	}
-	res, err := bridge.Install(client, settings, bridge.InstallOptions{Command: bridge.FormatHookCommand(h.Exe, client, h.Workspace, h.Timeout), Workspace: h.Workspace,
+	res, err := setup.Install(client, settings, setup.InstallOptions{Command: setup.FormatHookCommand(h.Exe, client, h.Workspace, h.Timeout), Workspace: h.Workspace,
 		ApprovalTimeout: approval, Timeout: timeout, FailClosed: failClosed, Optional: optional, HTTP: endpoint})
 	if err != nil {
 		r.add(finding{Subject: client, Check: check, Status: statusProblem, Detail: path + ": " + err.Error(), Fix: fix})
@@ -326,7 +327,7 @@ func doctorHookCoverage(r *doctorReport, client, check, path string, settings []
 
 // installFix is the install command that rewrites leasedeck's hooks for
 // client in scope, with a stable binary.
-func installFix(client string, scope bridge.Scope, root string) string {
+func installFix(client string, scope setup.Scope, root string) string {
 	cmd := fmt.Sprintf("leasedeck install %s --scope %s --workspace %s", client, scope, shellWord(root))
 	if inGoBuildCache(defaultExecutable()) {
 		return "go install " + mainPackage() + "@latest && " + cmd

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/bridge/setup"
 	"github.com/leasedeck/leasedeck/termtext"
 )
 
@@ -85,10 +85,10 @@ func (p *program) runVersion() {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		p.why = "'" + p.path + " --version' did not answer within " + versionTimeout.String()
-	case err != nil && bridge.VersionIn(out.String()) == "":
+	case err != nil && setup.VersionIn(out.String()) == "":
 		p.why = "'" + p.path + " --version' failed: " + termtext.Clip(termtext.Flatten(err.Error()+" "+out.String()), 160)
 	default:
-		p.version = bridge.VersionIn(out.String())
+		p.version = setup.VersionIn(out.String())
 		if p.version == "" {
 			p.why = "'" + p.path + " --version' printed no version number"
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/bridge/setup"
 	"github.com/leasedeck/leasedeck/hookhttp"
 	"github.com/leasedeck/leasedeck/hookrun"
 	"github.com/leasedeck/leasedeck/workspace"
@@ -126,7 +127,7 @@ func runInstall(args []string, e *env) int {
 		return exitInvalid
 	}
 	loc := clientLocations(w.Root)
-	path, err := bridge.SettingsPath(a.Name(), bridge.Scope(*scope), loc)
+	path, err := setup.SettingsPath(a.Name(), setup.Scope(*scope), loc)
 	if err != nil {
 		e.errorf("%v", err)
 		return exitUsage
@@ -148,20 +149,20 @@ func runInstall(args []string, e *env) int {
 	}
 	// The hook is pinned to this workspace: it never looks for one from
 	// the directory a call runs in, which the agent chooses.
-	unpinned := bridge.FormatHookCommand(exe, a.Name(), "", int(timeout/time.Second))
-	cmdline := bridge.FormatHookCommand(exe, a.Name(), w.Root, int(timeout/time.Second))
+	unpinned := setup.FormatHookCommand(exe, a.Name(), "", int(timeout/time.Second))
+	cmdline := setup.FormatHookCommand(exe, a.Name(), w.Root, int(timeout/time.Second))
 	existing, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		e.errorf("cannot read %s: %v", path, err)
 		return exitInvalid
 	}
-	opts := bridge.InstallOptions{Command: cmdline, Replaces: []string{unpinned}, Workspace: w.Root, ApprovalTimeout: settings.ApprovalTimeout,
+	opts := setup.InstallOptions{Command: cmdline, Replaces: []string{unpinned}, Workspace: w.Root, ApprovalTimeout: settings.ApprovalTimeout,
 		Timeout: timeout, FailClosed: *failClosed, Optional: *optional}
 	if opts.HTTP, err = httpHooksFor(a.Name(), w, *commandHooks, *failClosed, e); err != nil {
 		e.errorf("install: %v (or pass --command-hooks)", err)
 		return exitInvalid
 	}
-	res, err := bridge.Install(a.Name(), existing, opts)
+	res, err := setup.Install(a.Name(), existing, opts)
 	if err != nil {
 		e.errorf("%s: %v", path, err)
 		return exitInvalid
@@ -178,7 +179,7 @@ func runInstall(args []string, e *env) int {
 		fmt.Fprintf(e.stdout, "%s already has leasedeck's hooks; nothing changed\n", path)
 		return exitOK
 	}
-	owner := bridge.Owner{Client: a.Name(), Workspace: w.Root, Commands: []string{cmdline, unpinned}}
+	owner := setup.Owner{Client: a.Name(), Workspace: w.Root, Commands: []string{cmdline, unpinned}}
 	if code := writeInstalled(w, installWrite{client: a.Name(), path: path, existing: existing, merged: res.Bytes, holdsToken: opts.HTTP != nil,
 		owner: owner, env: res.Env, envCreated: res.EnvCreated}, e); code != exitOK {
 		return code
@@ -196,7 +197,7 @@ func runInstall(args []string, e *env) int {
 // command hooks: those asked for, another client's, or without
 // onFailure "block" (an HTTP hook that gets no answer lets the call run
 // then; a command hook still denies when the registry does not answer).
-func httpHooksFor(client string, w workspace.Workspace, commandHooks, failClosed bool, e *env) (*bridge.HTTPHooks, error) {
+func httpHooksFor(client string, w workspace.Workspace, commandHooks, failClosed bool, e *env) (*setup.HTTPHooks, error) {
 	if client != "claude-code" || commandHooks {
 		return nil, nil
 	}
@@ -210,7 +211,7 @@ func httpHooksFor(client string, w workspace.Workspace, commandHooks, failClosed
 // httpHooks is where Claude Code's HTTP hooks go: the workspace
 // registry's endpoint, recorded in the state directory (the registry
 // serves it from its next start, or at once if it runs).
-func httpHooks(w workspace.Workspace) (*bridge.HTTPHooks, error) {
+func httpHooks(w workspace.Workspace) (*setup.HTTPHooks, error) {
 	if err := w.EnsureStateDir(); err != nil {
 		return nil, err
 	}
@@ -218,7 +219,7 @@ func httpHooks(w workspace.Workspace) (*bridge.HTTPHooks, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &bridge.HTTPHooks{Base: ep.Base(), Token: ep.Token,
+	return &setup.HTTPHooks{Base: ep.Base(), Token: ep.Token,
 		NoProxy: strings.Join([]string{os.Getenv("NO_PROXY"), os.Getenv("no_proxy")}, ",")}, nil
 }
 

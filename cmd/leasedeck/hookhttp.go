@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/bridge/setup"
 	"github.com/leasedeck/leasedeck/hookhttp"
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/workspace"
@@ -55,13 +56,13 @@ func httpHooksIn(w workspace.Workspace, client string) string {
 		return ""
 	}
 	home, _ := os.UserHomeDir()
-	loc := bridge.Locations{Workspace: w.Root, Home: home}
-	for _, scope := range []bridge.Scope{bridge.ScopeProject, bridge.ScopeUser} {
-		path, err := bridge.SettingsPath("claude-code", scope, loc)
+	loc := setup.Locations{Workspace: w.Root, Home: home}
+	for _, scope := range []setup.Scope{setup.ScopeProject, setup.ScopeUser} {
+		path, err := setup.SettingsPath("claude-code", scope, loc)
 		if err != nil {
 			continue
 		}
-		if b, err := os.ReadFile(path); err == nil && bridge.HasHTTPHooks(b) {
+		if b, err := os.ReadFile(path); err == nil && setup.HasHTTPHooks(b) {
 			return fmt.Sprintf("%s holds leasedeck's HTTP hooks, which a confined tree cannot reach (it connects only to the egress proxy), so every call would be refused; "+
 				"install command hooks for confined runs: leasedeck install claude-code --command-hooks", path)
 		}

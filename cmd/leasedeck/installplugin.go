@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/bridge/setup"
 	"github.com/leasedeck/leasedeck/workspace"
 )
 
@@ -18,7 +19,7 @@ import (
 // of a different file it replaces. Running it again changes nothing.
 func installPlugin(e *env, client string, w workspace.Workspace, scope, exe string, timeout, approval time.Duration, dry bool) int {
 	loc := clientLocations(w.Root)
-	path, err := bridge.PluginPath(client, bridge.Scope(scope), loc)
+	path, err := setup.PluginPath(client, setup.Scope(scope), loc)
 	if err != nil {
 		e.errorf("%v", err)
 		return exitUsage
@@ -33,7 +34,7 @@ func installPlugin(e *env, client string, w workspace.Workspace, scope, exe stri
 		e.errorf("cannot read %s: %v", path, err)
 		return exitInvalid
 	}
-	res, err := bridge.InstallPlugin(client, existing, bridge.PluginOptions{Executable: abs, Workspace: w.Root, Timeout: timeout})
+	res, err := setup.InstallPlugin(client, existing, setup.PluginOptions{Executable: abs, Workspace: w.Root, Timeout: timeout})
 	if err != nil {
 		e.errorf("%s: %v", path, err)
 		return exitInvalid
@@ -53,7 +54,7 @@ func installPlugin(e *env, client string, w workspace.Workspace, scope, exe stri
 		fmt.Fprintf(e.stdout, "%s already is leasedeck's plugin; nothing changed\n", path)
 		return exitOK
 	}
-	owner := bridge.Owner{Client: client, Workspace: w.Root}
+	owner := setup.Owner{Client: client, Workspace: w.Root}
 	if code := writeInstalled(w, installWrite{client: client, path: path, existing: existing, merged: res.Bytes, plugin: true, owner: owner}, e); code != exitOK {
 		return code
 	}

@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/bridge/setup"
 	"github.com/leasedeck/leasedeck/durable"
 	"github.com/leasedeck/leasedeck/workspace"
 )
@@ -24,19 +24,19 @@ func installRecordPath(w workspace.Workspace, path string) string {
 
 // loadInstallRecord is the record of path, nil when there is none (an
 // install from before records were kept) or it is not path's.
-func loadInstallRecord(w workspace.Workspace, path string) *bridge.InstallRecord {
+func loadInstallRecord(w workspace.Workspace, path string) *setup.InstallRecord {
 	b, err := os.ReadFile(installRecordPath(w, path))
 	if err != nil {
 		return nil
 	}
-	var rec bridge.InstallRecord
+	var rec setup.InstallRecord
 	if json.Unmarshal(b, &rec) != nil || filepath.Clean(rec.Path) != filepath.Clean(path) {
 		return nil
 	}
 	return &rec
 }
 
-func saveInstallRecord(w workspace.Workspace, rec *bridge.InstallRecord) error {
+func saveInstallRecord(w workspace.Workspace, rec *setup.InstallRecord) error {
 	p := installRecordPath(w, rec.Path)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
@@ -59,9 +59,9 @@ type installWrite struct {
 	holdsToken bool
 	// plugin: a file leasedeck writes whole (OpenCode, pi).
 	plugin bool
-	owner  bridge.Owner
+	owner  setup.Owner
 	// env, envCreated: the proxy exceptions the merge added.
-	env        []bridge.EnvAddition
+	env        []setup.EnvAddition
 	envCreated bool
 }
 
@@ -73,8 +73,8 @@ type installWrite struct {
 // file to restore.
 func writeInstalled(w workspace.Workspace, in installWrite, e *env) int {
 	held := in.existing != nil && holdsOurs(in.client, in.existing, in.owner)
-	rec := &bridge.InstallRecord{Path: in.path, Client: in.client, Env: in.env, EnvCreated: in.envCreated,
-		DirsCreated: bridge.MissingDirs(filepath.Dir(in.path))}
+	rec := &setup.InstallRecord{Path: in.path, Client: in.client, Env: in.env, EnvCreated: in.envCreated,
+		DirsCreated: setup.MissingDirs(filepath.Dir(in.path))}
 	if err := os.MkdirAll(filepath.Dir(in.path), 0o755); err != nil {
 		e.errorf("%v", err)
 		return exitInvalid
@@ -91,7 +91,7 @@ func writeInstalled(w workspace.Workspace, in installWrite, e *env) int {
 	}
 	rec.ModeWritten = mode
 	if in.plugin {
-		rec.WrittenSHA256 = bridge.SHA256Hex(in.merged)
+		rec.WrittenSHA256 = setup.SHA256Hex(in.merged)
 	}
 	rec.Carry(loadInstallRecord(w, in.path), held)
 	if err := saveInstallRecord(w, rec); err != nil {
@@ -113,14 +113,14 @@ func writeInstalled(w workspace.Workspace, in installWrite, e *env) int {
 
 // holdsOurs reports whether a client's file holds this workspace's
 // leasedeck entries (or is its plugin).
-func holdsOurs(client string, b []byte, owner bridge.Owner) bool {
-	res, err := bridge.Uninstall(client, b, bridge.UninstallOptions{Owner: owner})
+func holdsOurs(client string, b []byte, owner setup.Owner) bool {
+	res, err := setup.Uninstall(client, b, setup.UninstallOptions{Owner: owner})
 	return err == nil && len(res.Removed) > 0
 }
 
 // removeCreatedDirs removes, innermost first, the directories install
 // created for a file it created, as long as they are empty.
-func removeCreatedDirs(rec *bridge.InstallRecord) []string {
+func removeCreatedDirs(rec *setup.InstallRecord) []string {
 	var removed []string
 	if rec == nil || rec.Existed {
 		return nil
@@ -140,7 +140,7 @@ func removeCreatedDirs(rec *bridge.InstallRecord) []string {
 // restoredMode is the mode uninstall leaves the file with: the user's
 // from before install when install changed it and nobody changed it
 // since, the current one otherwise.
-func restoredMode(rec *bridge.InstallRecord, current os.FileMode) os.FileMode {
+func restoredMode(rec *setup.InstallRecord, current os.FileMode) os.FileMode {
 	if rec != nil && rec.Existed && rec.ModeBefore != 0 && current == rec.ModeWritten {
 		return rec.ModeBefore
 	}

@@ -79,7 +79,14 @@ func (w *wsEnv) token(t *testing.T) string {
 
 func (w *wsEnv) run(stdin string, args ...string) result {
 	w.t.Helper()
-	cmd := exec.Command(binary, args...)
+	return w.runExe(binary, stdin, args...)
+}
+
+// runExe runs another program of leasedeck's (the hook binary) in the
+// workspace, as run does leasedeck.
+func (w *wsEnv) runExe(exe, stdin string, args ...string) result {
+	w.t.Helper()
+	cmd := exec.Command(exe, args...)
 	cmd.Dir, cmd.Env = w.dir, w.env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb strings.Builder

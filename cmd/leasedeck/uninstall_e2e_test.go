@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/bridge/setup"
 )
 
 // A user's settings file with odd formatting and hooks of their own.
 const usersOwnSettings = "{\n\t\"model\" :  \"x\",\n   \"hooks\": {\"PreToolUse\": [ {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"my-own-check\"}]} ]},\n\n\"n\": 1.50e1 }"
 
-func settingsPathFor(t *testing.T, d *doctorWS, client string, scope bridge.Scope) string {
+func settingsPathFor(t *testing.T, d *doctorWS, client string, scope setup.Scope) string {
 	t.Helper()
-	p, err := bridge.SettingsPath(client, scope, bridge.Locations{Workspace: d.dir, Home: d.home, ConfigHome: d.cfg})
+	p, err := setup.SettingsPath(client, scope, setup.Locations{Workspace: d.dir, Home: d.home, ConfigHome: d.cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func settingsPathFor(t *testing.T, d *doctorWS, client string, scope bridge.Scop
 func TestUninstallRestoresTheUsersFile(t *testing.T) {
 	d := newDoctorWS(t)
 	for _, client := range bridge.Clients() {
-		for _, scope := range []bridge.Scope{bridge.ScopeProject, bridge.ScopeUser} {
+		for _, scope := range []setup.Scope{setup.ScopeProject, setup.ScopeUser} {
 			for _, before := range []string{"", usersOwnSettings} {
 				name := client + "/" + string(scope) + "/" + map[bool]string{true: "no file", false: "user's file"}[before == ""]
 				t.Run(name, func(t *testing.T) {

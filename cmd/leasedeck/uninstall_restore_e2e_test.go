@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/bridge/setup"
 )
 
 // A user's settings file with proxy exceptions of their own in env, which
@@ -96,7 +97,7 @@ func TestUninstallGivesBackBytesModeAndDirectories(t *testing.T) {
 	variants = append(variants, variant{"claude-code", "--command-hooks"})
 	for _, v := range variants {
 		client := v.client
-		for _, scope := range []bridge.Scope{bridge.ScopeProject, bridge.ScopeUser} {
+		for _, scope := range []setup.Scope{setup.ScopeProject, setup.ScopeUser} {
 			for _, c := range installCases {
 				for _, twice := range []bool{false, true} {
 					name := client + v.flag + "/" + string(scope) + "/" + c.name + map[bool]string{true: "/installed twice"}[twice]
@@ -176,7 +177,7 @@ func TestUninstallKeepsTheUsersEditAndTakesOnlyOurs(t *testing.T) {
 		for _, before := range []string{"", usersProxySettings} {
 			name := client + map[bool]string{true: "/no file", false: "/user's file"}[before == ""]
 			t.Run(name, func(t *testing.T) {
-				path := settingsPathFor(t, d, client, bridge.ScopeProject)
+				path := settingsPathFor(t, d, client, setup.ScopeProject)
 				removeClientDirs(t, d, path)
 				if before != "" {
 					os.MkdirAll(filepath.Dir(path), 0o755)
@@ -234,7 +235,7 @@ func TestUninstallHoldsAnEditedPlugin(t *testing.T) {
 	d := newDoctorWS(t)
 	for _, client := range []string{"opencode", "pi"} {
 		t.Run(client, func(t *testing.T) {
-			path := settingsPathFor(t, d, client, bridge.ScopeProject)
+			path := settingsPathFor(t, d, client, setup.ScopeProject)
 			os.MkdirAll(filepath.Dir(path), 0o755)
 			os.WriteFile(path, []byte(usersOwnPlugin), 0o644)
 			if r := d.run("", "install", client, "--command", binary); r.code != 0 {

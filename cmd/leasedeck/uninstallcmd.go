@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/bridge"
+	"github.com/leasedeck/leasedeck/bridge/setup"
 	"github.com/leasedeck/leasedeck/durable"
 )
 
@@ -37,7 +38,7 @@ func runUninstall(args []string, e *env) int {
 	if !ok {
 		return exitInvalid
 	}
-	path, err := bridge.SettingsPath(a.Name(), bridge.Scope(*scope), clientLocations(w.Root))
+	path, err := setup.SettingsPath(a.Name(), setup.Scope(*scope), clientLocations(w.Root))
 	if err != nil {
 		e.errorf("%v", err)
 		return exitUsage
@@ -53,17 +54,17 @@ func runUninstall(args []string, e *env) int {
 	}
 	// Ours: every entry pinned to this workspace, and the unpinned form an
 	// install of this binary would have written before hooks were pinned.
-	owner := bridge.Owner{Client: a.Name(), Workspace: w.Root}
+	owner := setup.Owner{Client: a.Name(), Workspace: w.Root}
 	if s, err := w.LoadSettings(); err == nil {
 		secs := int(bridge.HookTimeoutFor(s.ApprovalTimeout) / time.Second)
-		owner.Commands = []string{bridge.FormatHookCommand(defaultExecutable(), a.Name(), "", secs)}
+		owner.Commands = []string{setup.FormatHookCommand(defaultExecutable(), a.Name(), "", secs)}
 	}
-	opts := bridge.UninstallOptions{Owner: owner, Record: loadInstallRecord(w, path)}
+	opts := setup.UninstallOptions{Owner: owner, Record: loadInstallRecord(w, path)}
 	backup, berr := readSettingsFile(path + backupSuffix)
 	if berr == nil {
 		opts.Backup, opts.HaveBackup = backup, true
 	}
-	res, err := bridge.Uninstall(a.Name(), current, opts)
+	res, err := setup.Uninstall(a.Name(), current, opts)
 	if err != nil {
 		e.errorf("%s: %v", path, err)
 		return exitInvalid
@@ -95,7 +96,7 @@ func runUninstall(args []string, e *env) int {
 }
 
 // writeUninstalled puts the result on disk and says what was done.
-func writeUninstalled(path string, res bridge.UninstallResult, haveBackup bool, client string, rec *bridge.InstallRecord, e *env) int {
+func writeUninstalled(path string, res setup.UninstallResult, haveBackup bool, client string, rec *setup.InstallRecord, e *env) int {
 	what := "removed leasedeck's hooks for " + client + " (" + strings.Join(res.Removed, ", ") + ") from " + path
 	switch {
 	case res.Delete:
@@ -133,8 +134,8 @@ func writeUninstalled(path string, res bridge.UninstallResult, haveBackup bool, 
 
 // clientLocations are the directories the clients' settings paths are
 // built from, as this environment sets them.
-func clientLocations(root string) bridge.Locations {
+func clientLocations(root string) setup.Locations {
 	home, _ := os.UserHomeDir()
-	return bridge.Locations{Workspace: root, Home: home, CodexHome: os.Getenv("CODEX_HOME"), GeminiHome: os.Getenv("GEMINI_CLI_HOME"),
+	return setup.Locations{Workspace: root, Home: home, CodexHome: os.Getenv("CODEX_HOME"), GeminiHome: os.Getenv("GEMINI_CLI_HOME"),
 		ConfigHome: os.Getenv("XDG_CONFIG_HOME"), PiAgentDir: os.Getenv("PI_CODING_AGENT_DIR"), CopilotHome: os.Getenv("COPILOT_HOME")}
 }

@@ -1,47 +1,35 @@
 package resources
 
-// The gate's tool vocabulary: Claude Code's tool names, onto which every
-// client adapter maps its own tools (DESIGN "Tool vocabulary"). The names
-// and their aliases are defined here once; the bridge, the registry, the
-// summaries a human reads and the default root policy all use these.
+import "github.com/leasedeck/leasedeck/vocab"
+
+// The gate's tool vocabulary is package vocab's (a leaf the bridge uses
+// without linking this package); these are its names as this package has
+// always spelled them.
 const (
-	ToolBash         = "Bash"
-	ToolPowerShell   = "PowerShell"
-	ToolRead         = "Read"
-	ToolWrite        = "Write"
-	ToolEdit         = "Edit"
-	ToolMultiEdit    = "MultiEdit"
-	ToolNotebookEdit = "NotebookEdit"
-	ToolGlob         = "Glob"
-	ToolGrep         = "Grep"
-	ToolWebFetch     = "WebFetch"
-	ToolWebSearch    = "WebSearch"
-	ToolAgent        = "Agent"
-	ToolTask         = "Task" // Claude Code's earlier name for Agent
-	ToolTodoWrite    = "TodoWrite"
-	ToolBashOutput   = "BashOutput"
-	ToolKillShell    = "KillShell"
-	ToolExitPlanMode = "ExitPlanMode"
+	ToolBash         = vocab.Bash
+	ToolPowerShell   = vocab.PowerShell
+	ToolRead         = vocab.Read
+	ToolWrite        = vocab.Write
+	ToolEdit         = vocab.Edit
+	ToolMultiEdit    = vocab.MultiEdit
+	ToolNotebookEdit = vocab.NotebookEdit
+	ToolGlob         = vocab.Glob
+	ToolGrep         = vocab.Grep
+	ToolWebFetch     = vocab.WebFetch
+	ToolWebSearch    = vocab.WebSearch
+	ToolAgent        = vocab.Agent
+	ToolTask         = vocab.Task
+	ToolTodoWrite    = vocab.TodoWrite
+	ToolBashOutput   = vocab.BashOutput
+	ToolKillShell    = vocab.KillShell
+	ToolExitPlanMode = vocab.ExitPlanMode
 )
 
-// Tools is every name of the vocabulary, in the order the default root
-// policy lists them. The slice is the caller's.
-func Tools() []string {
-	return []string{ToolBash, ToolRead, ToolWrite, ToolEdit, ToolMultiEdit, ToolNotebookEdit, ToolGlob, ToolGrep,
-		ToolWebFetch, ToolWebSearch, ToolAgent, ToolTask, ToolTodoWrite, ToolBashOutput, ToolKillShell, ToolExitPlanMode}
-}
+// Tools is every name of the vocabulary, in the default root policy's order.
+func Tools() []string { return vocab.Tools() }
 
-// ToolAlias is the other name of a tool that has two (Agent and Task), or
-// "" for a tool with one: a grant or a denial of either name covers both.
-func ToolAlias(name string) string {
-	switch name {
-	case ToolAgent:
-		return ToolTask
-	case ToolTask:
-		return ToolAgent
-	}
-	return ""
-}
+// ToolAlias is the other name of a tool that has two (Agent and Task).
+func ToolAlias(name string) string { return vocab.Alias(name) }
 
 // IsShellTool reports whether the tool runs a shell command line.
-func IsShellTool(name string) bool { return name == ToolBash || name == ToolPowerShell }
+func IsShellTool(name string) bool { return vocab.IsShell(name) }

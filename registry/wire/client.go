@@ -7,17 +7,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
+	"os"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/leasedeck/leasedeck/unixsock"
 )
 
 // Client speaks the protocol over one connection, one message at a time;
 // safe for concurrent use (calls are serialised).
 type Client struct {
 	mu       sync.Mutex
-	conn     net.Conn
+	conn     unixsock.Conn
 	r        *bufio.Reader
 	next     int
 	deadline time.Time
@@ -31,7 +33,9 @@ type Client struct {
 // Dial connects to the registry socket at path within timeout. Any
 // failure wraps ErrUnreachable.
 func Dial(path string, timeout time.Duration) (*Client, error) {
-	c, err := net.DialTimeout("unix", path, timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	c, err := unixsock.Dial(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, path, err)
 	}
@@ -39,7 +43,7 @@ func Dial(path string, timeout time.Duration) (*Client, error) {
 }
 
 // NewClient speaks the protocol over an open connection.
-func NewClient(conn net.Conn) *Client {
+func NewClient(conn unixsock.Conn) *Client {
 	return &Client{conn: conn, r: bufio.NewReaderSize(conn, 64<<10)}
 }
 
@@ -151,8 +155,7 @@ func (c *Client) roundTripWithin(ctx context.Context, msg []byte) ([]byte, error
 
 func (c *Client) roundTrip(msg []byte) ([]byte, error) {
 	if _, err := c.conn.Write(msg); err != nil {
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
 		}
 		return nil, fmt.Errorf("%w: %w: %v", ErrUnreachable, ErrConnectionLost, err)
@@ -162,8 +165,7 @@ func (c *Client) roundTrip(msg []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: answer larger than %d MiB", ErrUnreachable, MaxAnswer>>20)
 	}
 	if err != nil {
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return nil, fmt.Errorf("%w: no answer in time: %v", ErrUnreachable, err)
 		}
 		return nil, fmt.Errorf("%w: %w: %v", ErrUnreachable, ErrConnectionLost, err)

@@ -1,9 +1,11 @@
-package bridge
+package setup
 
 import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/leasedeck/leasedeck/bridge"
 )
 
 // userFiles are settings files as users write them: none at all, empty,
@@ -25,8 +27,8 @@ func uninstallOpts(client string) UninstallOptions {
 // uninstall gives back the file's bytes exactly (or no file), and a second
 // uninstall changes nothing.
 func TestUninstallRestoresTheBytes(t *testing.T) {
-	for _, client := range Clients() {
-		if IsPluginClient(client) {
+	for _, client := range bridge.Clients() {
+		if bridge.IsPluginClient(client) {
 			continue // TestUninstallPlugin
 		}
 		for name, before := range userFiles {
@@ -65,8 +67,8 @@ func TestUninstallRestoresTheBytes(t *testing.T) {
 // The user edited the file after install: only leasedeck's entries go,
 // the user's (old and new) stay, and the backup is not restored.
 func TestUninstallKeepsTheUsersChanges(t *testing.T) {
-	for _, client := range Clients() {
-		if IsPluginClient(client) {
+	for _, client := range bridge.Clients() {
+		if bridge.IsPluginClient(client) {
 			continue
 		}
 		t.Run(client, func(t *testing.T) {
@@ -131,8 +133,8 @@ func TestUninstallRemovesOnlyOurs(t *testing.T) {
 // file install replaced; another workspace's plugin and a file leasedeck
 // did not write stay.
 func TestUninstallPlugin(t *testing.T) {
-	for _, client := range Clients() {
-		if !IsPluginClient(client) {
+	for _, client := range bridge.Clients() {
+		if !bridge.IsPluginClient(client) {
 			continue
 		}
 		t.Run(client, func(t *testing.T) {

@@ -1,9 +1,13 @@
-package bridge
+package setup
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/leasedeck/leasedeck/bridge"
 )
 
 // ClientFacts is what leasedeck knows of a client beyond its hook
@@ -73,7 +77,7 @@ var clientFacts = map[string]ClientFacts{
 // cannot start, exits other than 0/2 or times out is a non-blocking error.
 func claudeFailure(version string, hooks []InstalledHook) FailureMode {
 	gates := map[string]bool{}
-	for _, s := range (claudeAdapter{}).Events() {
+	for _, s := range claudeEvents() {
 		if s.Gate {
 			gates[s.Native] = true
 		}
@@ -134,4 +138,16 @@ func CompareVersions(a, b string) (int, bool) {
 		}
 	}
 	return 0, true
+}
+
+// claudeEvents are Claude Code's hook events, as its adapter maps them.
+func claudeEvents() []bridge.EventSpec {
+	a, _ := bridge.AdapterFor("claude-code")
+	return a.Events()
+}
+
+// lazyRegexp compiles expr on first use, not when a program that links
+// this package starts.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

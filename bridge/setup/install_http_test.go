@@ -1,4 +1,4 @@
-package bridge
+package setup
 
 import (
 	"strings"
@@ -24,7 +24,7 @@ func TestInstallHTTPHooks(t *testing.T) {
 	}
 	m := decodeStd(t, res.Bytes)
 	hooks := m["hooks"].(map[string]any)
-	for _, spec := range claudeEvents {
+	for _, spec := range claudeEvents() {
 		groups := hooks[spec.Native].([]any)
 		last := groups[len(groups)-1].(map[string]any)["hooks"].([]any)[0].(map[string]any)
 		switch {
@@ -82,8 +82,8 @@ func TestInstallSwitchesHookKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(toHTTP.Bytes), `"type": "http"`); n != len(claudeEvents)-1 {
-		t.Errorf("%d HTTP hooks after switching, want %d:\n%s", n, len(claudeEvents)-1, toHTTP.Bytes)
+	if n := strings.Count(string(toHTTP.Bytes), `"type": "http"`); n != len(claudeEvents())-1 {
+		t.Errorf("%d HTTP hooks after switching, want %d:\n%s", n, len(claudeEvents())-1, toHTTP.Bytes)
 	}
 	if n := strings.Count(string(toHTTP.Bytes), `"command": `); n != 1 {
 		t.Errorf("%d commands left after switching to HTTP, want 1 (SessionStart):\n%s", n, toHTTP.Bytes)
@@ -101,8 +101,8 @@ func TestInstallSwitchesHookKind(t *testing.T) {
 	if strings.Contains(string(back.Bytes), `"http"`) || strings.Contains(string(back.Bytes), "Authorization") {
 		t.Errorf("HTTP hook members left after switching back:\n%s", back.Bytes)
 	}
-	if n := strings.Count(string(back.Bytes), `"command": "leasedeck hook claude-code"`); n != len(claudeEvents) {
-		t.Errorf("%d command hooks after switching back, want %d", n, len(claudeEvents))
+	if n := strings.Count(string(back.Bytes), `"command": "leasedeck hook claude-code"`); n != len(claudeEvents()) {
+		t.Errorf("%d command hooks after switching back, want %d", n, len(claudeEvents()))
 	}
 }
 

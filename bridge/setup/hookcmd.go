@@ -1,10 +1,11 @@
-package bridge
+package setup
 
 import (
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/leasedeck/leasedeck/bridge"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -48,7 +49,7 @@ func ParseHookCommand(cmd string) (HookCommand, bool) {
 	if !ok || len(words) < 3 || words[1] != "hook" {
 		return HookCommand{}, false
 	}
-	a, err := AdapterFor(words[2])
+	a, err := bridge.AdapterFor(words[2])
 	if err != nil {
 		return HookCommand{}, false
 	}
@@ -190,7 +191,7 @@ func (o Owner) OwnsCommand(cmd string) bool {
 // owns reports whether a handler object is ours: one of our commands, or
 // (Claude Code) an HTTP hook to a leasedeck registry's loopback endpoint.
 func (o Owner) owns(h *jsonObject) bool {
-	if RuntimeAgent(o.Client) == "claude-code" && isOurHTTPHook(h) {
+	if bridge.RuntimeAgent(o.Client) == "claude-code" && isOurHTTPHook(h) {
 		return true
 	}
 	cs := handlerCommand(h)

@@ -1,4 +1,4 @@
-package bridge
+package setup
 
 import (
 	"encoding/json"

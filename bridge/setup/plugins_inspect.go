@@ -1,10 +1,12 @@
-package bridge
+package setup
 
 import (
 	"bytes"
 	"encoding/json"
 	"regexp"
 	"strconv"
+
+	"github.com/leasedeck/leasedeck/bridge"
 )
 
 var (
@@ -26,7 +28,7 @@ func inspectPlugin(client string, src []byte, owner Owner) Inspection {
 	}
 	hc, parsed := pluginHook(src)
 	ours := parsed && hc.Client == client && owner.OwnsCommand(FormatHookCommand(hc.Exe, hc.Client, hc.Workspace, hc.Timeout))
-	a, _ := AdapterFor(client)
+	a, _ := bridge.AdapterFor(client)
 	for _, spec := range a.Events() {
 		in.Hooks = append(in.Hooks, InstalledHook{Event: spec.Native, Type: "plugin", Hook: hc, Parsed: parsed, Ours: ours,
 			Command: FormatHookCommand(hc.Exe, hc.Client, hc.Workspace, hc.Timeout)})

@@ -1,4 +1,4 @@
-package resources
+package applypatch
 
 import (
 	"reflect"
@@ -6,11 +6,11 @@ import (
 )
 
 func TestParseApplyPatch(t *testing.T) {
-	ops, err := ParseApplyPatch("*** Begin Patch\r\n*** Add File: a b.txt\r\n+x\r\n*** Update File: c.go\r\n*** Move to: d.go\r\n@@\r\n-1\r\n+2\r\n*** End of File\r\n*** Delete File: e\r\n*** End Patch")
+	ops, err := Parse("*** Begin Patch\r\n*** Add File: a b.txt\r\n+x\r\n*** Update File: c.go\r\n*** Move to: d.go\r\n@@\r\n-1\r\n+2\r\n*** End of File\r\n*** Delete File: e\r\n*** End Patch")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := PatchWrites(ops)
+	got := Writes(ops)
 	if !reflect.DeepEqual(got, []string{"a b.txt", "c.go", "d.go", "e"}) {
 		t.Errorf("writes = %q", got)
 	}
@@ -21,27 +21,27 @@ func TestParseApplyPatch(t *testing.T) {
 		"*** Begin Patch\n*** Rename File: a\n*** End Patch",
 		"*** Begin Patch\n*** Update File: a\n*** Move to: b\n*** Move to: c\n*** End Patch",
 	} {
-		if _, err := ParseApplyPatch(bad); err == nil {
+		if _, err := Parse(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}
 	// A "*** " line inside an added file's body is content, not a header.
-	ops, err = ParseApplyPatch("*** Begin Patch\n*** Add File: notes.md\n+*** Update File: /etc/passwd\n*** End Patch\n")
+	ops, err = Parse("*** Begin Patch\n*** Add File: notes.md\n+*** Update File: /etc/passwd\n*** End Patch\n")
 	if err != nil || len(ops) != 1 || ops[0].Path != "notes.md" {
 		t.Errorf("ops = %+v, %v", ops, err)
 	}
 }
 
-func FuzzParseApplyPatch(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Add("*** Begin Patch\n*** Add File: a\n+x\n*** Update File: b\n*** Move to: c\n*** Delete File: d\n*** End Patch\n")
 	f.Add("*** Begin Patch\n*** Frob: x\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		ops, err := ParseApplyPatch(s)
+		ops, err := Parse(s)
 		if err == nil {
 			if len(ops) == 0 {
 				t.Fatal("no error and no ops")
 			}
-			for _, w := range PatchWrites(ops) {
+			for _, w := range Writes(ops) {
 				if w == "" {
 					t.Fatal("empty write path")
 				}

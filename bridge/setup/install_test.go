@@ -1,4 +1,4 @@
-package bridge
+package setup
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/leasedeck/leasedeck/bridge"
 )
 
 func installOpts(client string) InstallOptions {
@@ -56,8 +58,8 @@ func handlers(t *testing.T, client string, b []byte, command string) map[string]
 }
 
 func TestInstallEmpty(t *testing.T) {
-	for _, client := range Clients() {
-		if IsPluginClient(client) {
+	for _, client := range bridge.Clients() {
+		if bridge.IsPluginClient(client) {
 			continue // a plugin file: plugins_install_test.go
 		}
 		for _, existing := range [][]byte{nil, []byte(""), []byte("  \n"), []byte("{}")} {
@@ -69,7 +71,7 @@ func TestInstallEmpty(t *testing.T) {
 			if !res.Changed {
 				t.Errorf("%s: not changed", client)
 			}
-			a, _ := AdapterFor(client)
+			a, _ := bridge.AdapterFor(client)
 			hs := handlers(t, client, res.Bytes, opts.Command)
 			for _, spec := range a.Events() {
 				got := hs[spec.Native]
@@ -91,7 +93,7 @@ func TestInstallEmpty(t *testing.T) {
 					to, _ = h["timeoutSec"].(json.Number)
 				}
 				n, _ := to.Int64()
-				want := int64(360) // HookTimeoutFor(300 s), in seconds
+				want := int64(360) // bridge.HookTimeoutFor(300 s), in seconds
 				switch {
 				case client == "gemini":
 					want = 360000 // milliseconds
@@ -354,8 +356,8 @@ func TestSettingsPath(t *testing.T) {
 // An install from before hooks were pinned to their workspace is replaced,
 // not left running beside the pinned one.
 func TestInstallReplacesTheUnpinnedForm(t *testing.T) {
-	for _, client := range Clients() {
-		if IsPluginClient(client) {
+	for _, client := range bridge.Clients() {
+		if bridge.IsPluginClient(client) {
 			continue // a plugin file: plugins_install_test.go
 		}
 		old := installOpts(client)
@@ -376,7 +378,7 @@ func TestInstallReplacesTheUnpinnedForm(t *testing.T) {
 		if left := handlers(t, client, res.Bytes, old.Command); len(left) != 0 {
 			t.Errorf("%s: unpinned handlers left: %v", client, left)
 		}
-		a, _ := AdapterFor(client)
+		a, _ := bridge.AdapterFor(client)
 		hs := handlers(t, client, res.Bytes, pinned.Command)
 		for _, spec := range a.Events() {
 			if !spec.Optional && len(hs[spec.Native]) != 1 {

@@ -1,4 +1,4 @@
-package bridge
+package setup
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/leasedeck/leasedeck/bridge"
 )
 
 // The plugins install writes, with their settings as placeholders (each a
@@ -33,11 +35,11 @@ const pluginMarker = "Written by `leasedeck install "
 //	opencode  project .opencode/plugins/leasedeck.js   user $XDG_CONFIG_HOME/opencode/plugins/leasedeck.js (~/.config)
 //	pi        project .pi/extensions/leasedeck.ts      user $PI_CODING_AGENT_DIR/extensions/leasedeck.ts (~/.pi/agent)
 func PluginPath(client string, scope Scope, loc Locations) (string, error) {
-	a, err := AdapterFor(client)
+	a, err := bridge.AdapterFor(client)
 	if err != nil {
 		return "", err
 	}
-	if !pluginClients[a.Name()] {
+	if !bridge.IsPluginClient(a.Name()) {
 		return "", fmt.Errorf("%s takes hook entries in a settings file, not a plugin", a.Name())
 	}
 	join := filepath.Join
@@ -79,7 +81,7 @@ type PluginOptions struct {
 
 // PluginSource renders the client's plugin with opts written in.
 func PluginSource(client string, opts PluginOptions) ([]byte, error) {
-	a, err := AdapterFor(client)
+	a, err := bridge.AdapterFor(client)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +134,7 @@ func InstallPlugin(client string, existing []byte, opts PluginOptions) (PluginRe
 	if err != nil {
 		return PluginResult{}, err
 	}
-	a, _ := AdapterFor(client)
+	a, _ := bridge.AdapterFor(client)
 	res := PluginResult{Bytes: src, Changed: !bytes.Equal(existing, src)}
 	if len(existing) > 0 && !bytes.Contains(existing, []byte(pluginMarker)) {
 		res.Foreign = true

@@ -1,4 +1,4 @@
-package bridge
+package setup
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/leasedeck/leasedeck/bridge"
 )
 
 // Scope says whose settings file gets the hooks.
@@ -54,11 +56,11 @@ type Locations struct {
 // leasedeck keeps a file of its own there instead of editing the user's;
 // so does Copilot CLI's (which loads project hooks only in a trusted folder).
 func SettingsPath(client string, scope Scope, loc Locations) (string, error) {
-	a, err := AdapterFor(client)
+	a, err := bridge.AdapterFor(client)
 	if err != nil {
 		return "", err
 	}
-	if pluginClients[a.Name()] {
+	if bridge.IsPluginClient(a.Name()) {
 		return PluginPath(a.Name(), scope, loc)
 	}
 	if scope != ScopeProject && scope != ScopeUser {
@@ -128,7 +130,7 @@ type InstallOptions struct {
 	// binary or a new approval timeout updates the entry in place.
 	Workspace string
 	// ApprovalTimeout is the policy's approval timeout; the hook timeout is
-	// HookTimeoutFor(ApprovalTimeout) unless Timeout is set.
+	// bridge.HookTimeoutFor(ApprovalTimeout) unless Timeout is set.
 	ApprovalTimeout time.Duration
 	// Timeout, when set, is the explicit hook timeout. It must exceed
 	// ApprovalTimeout, or a held call would be killed by the client (which
@@ -145,18 +147,6 @@ type InstallOptions struct {
 	// registry, for every event but SessionStart (which Claude Code does
 	// not send over HTTP: it stays a command hook running Command).
 	HTTP *HTTPHooks
-}
-
-// HookTimeoutFor is the hook timeout that leaves a full approval wait: the
-// approval timeout plus max(30 s, a fifth of it), so that ApprovalWait
-// (which keeps max(5 s, a tenth) as margin) still allows the whole policy
-// timeout.
-func HookTimeoutFor(approval time.Duration) time.Duration {
-	extra := approval / 5
-	if extra < 30*time.Second {
-		extra = 30 * time.Second
-	}
-	return approval + extra
 }
 
 // InstallResult is a merged settings file.
@@ -183,11 +173,11 @@ type InstallResult struct {
 // whose command is exactly opts.Command, keeps unknown members and their
 // order, and is idempotent: installing into its own output changes nothing.
 func Install(client string, existing []byte, opts InstallOptions) (InstallResult, error) {
-	a, err := AdapterFor(client)
+	a, err := bridge.AdapterFor(client)
 	if err != nil {
 		return InstallResult{}, err
 	}
-	if pluginClients[a.Name()] {
+	if bridge.IsPluginClient(a.Name()) {
 		return InstallResult{}, fmt.Errorf("install: %s's hooks are a plugin file (InstallPlugin), not settings entries", a.Name())
 	}
 	opts, err = checkedInstallOptions(opts)
@@ -232,7 +222,7 @@ func checkedInstallOptions(opts InstallOptions) (InstallOptions, error) {
 		if opts.ApprovalTimeout <= 0 {
 			return opts, errors.New("install: an approval timeout (or an explicit hook timeout) is required")
 		}
-		opts.Timeout = HookTimeoutFor(opts.ApprovalTimeout)
+		opts.Timeout = bridge.HookTimeoutFor(opts.ApprovalTimeout)
 	}
 	if opts.Timeout <= opts.ApprovalTimeout {
 		return opts, fmt.Errorf("install: hook timeout %s must be longer than the approval timeout %s",
@@ -275,7 +265,7 @@ func settingsHooks(client string, existing []byte) (*jsonObject, *jsonObject, er
 
 // mergeEvent puts leasedeck's handler for one event into hooks: updated
 // in place when an entry of ours is there, added otherwise.
-func mergeEvent(a Adapter, spec EventSpec, hooks *jsonObject, opts InstallOptions, res *InstallResult) error {
+func mergeEvent(a bridge.Adapter, spec bridge.EventSpec, hooks *jsonObject, opts InstallOptions, res *InstallResult) error {
 	want := handlerFor(a, spec, opts)
 	ev, present := hooks.get(spec.Native)
 	var list []any
@@ -311,7 +301,7 @@ func mergeEvent(a Adapter, spec EventSpec, hooks *jsonObject, opts InstallOption
 }
 
 // handlerFor builds leasedeck's handler entry for one event.
-func handlerFor(a Adapter, spec EventSpec, opts InstallOptions) *jsonObject {
+func handlerFor(a bridge.Adapter, spec bridge.EventSpec, opts InstallOptions) *jsonObject {
 	t := opts.Timeout
 	if max := a.Timeout(spec.Native).Max; max > 0 && t > max {
 		// Codex clamps SessionEnd/Interrupt to 3 s and Claude Code's
@@ -373,7 +363,7 @@ func ceilSeconds(d time.Duration) int64 {
 // one first, then the forms it replaces) in an event's list and brings its
 // fields up to date. It reports whether it was found and whether anything
 // changed, plus notes about entries it leaves alone.
-func ensureHandler(client string, list []any, want *jsonObject, owner Owner, spec EventSpec) (found, changed bool, notes []string) {
+func ensureHandler(client string, list []any, want *jsonObject, owner Owner, spec bridge.EventSpec) (found, changed bool, notes []string) {
 	check := func(h *jsonObject, matcher any) {
 		cs := handlerCommand(h)
 		if owner.owns(h) {

@@ -1,10 +1,12 @@
-package bridge
+package setup
 
 import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+
+	"github.com/leasedeck/leasedeck/bridge"
 )
 
 // SHA256Hex is the hex SHA-256 of b (an InstallRecord's WrittenSHA256).
@@ -55,11 +57,11 @@ type UninstallResult struct {
 // in its order. Uninstalling from a file with none of ours changes
 // nothing.
 func Uninstall(client string, current []byte, opts UninstallOptions) (UninstallResult, error) {
-	a, err := AdapterFor(client)
+	a, err := bridge.AdapterFor(client)
 	if err != nil {
 		return UninstallResult{}, err
 	}
-	if pluginClients[a.Name()] {
+	if bridge.IsPluginClient(a.Name()) {
 		return uninstallPlugin(a.Name(), current, opts), nil
 	}
 	root, hooks, err := hooksOf(current)

@@ -1,4 +1,4 @@
-package bridge
+package setup
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/leasedeck/leasedeck/bridge"
 )
 
 // InstalledHook is one handler in a settings file that runs leasedeck's
@@ -37,11 +39,11 @@ type Inspection struct {
 // ours (for owner) and anyone else's (another workspace's, an unreadable
 // line).
 func Inspect(client string, settings []byte, owner Owner) (Inspection, error) {
-	a, err := AdapterFor(client)
+	a, err := bridge.AdapterFor(client)
 	if err != nil {
 		return Inspection{}, err
 	}
-	if pluginClients[a.Name()] {
+	if bridge.IsPluginClient(a.Name()) {
 		return inspectPlugin(a.Name(), settings, owner), nil
 	}
 	root, hooks, err := hooksOf(settings)

@@ -1,4 +1,4 @@
-package bridge
+package setup
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/leasedeck/leasedeck/bridge"
 )
 
 // ClaudeHTTPPath is the URL path the registry serves Claude Code's HTTP
@@ -36,7 +38,7 @@ var loopbackNoProxy = []string{"127.0.0.1", "localhost", "::1"}
 // a turn, block when the hook fails (server down, slow, non-2xx, not JSON),
 // as the command hook denies when it gets no answer; without it Claude
 // Code runs the call.
-func httpHandler(spec EventSpec, opts InstallOptions, t time.Duration) *jsonObject {
+func httpHandler(spec bridge.EventSpec, opts InstallOptions, t time.Duration) *jsonObject {
 	secs := ceilSeconds(t)
 	h := &jsonObject{}
 	h.set("type", "http")

@@ -1,8 +1,10 @@
-package bridge
+package setup
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/leasedeck/leasedeck/bridge"
 )
 
 func TestParseHookCommand(t *testing.T) {
@@ -130,7 +132,7 @@ func TestClaudeFailure(t *testing.T) {
 		}
 	}
 	// Every client install knows has facts (doctor reports them).
-	for _, c := range Clients() {
+	for _, c := range bridge.Clients() {
 		if f, ok := Facts(c); !ok || len(f.Programs) == 0 || !strings.Contains(f.Failure("", nil).Detail, " ") {
 			t.Errorf("no facts for %s: add what it does with a hook that fails to clientFacts (bridge/clientfacts.go); doctor reports it", c)
 		}
