@@ -238,14 +238,8 @@ func (p *process) preTool() Response {
 
 func (p *process) postTool() Response {
 	req, resp := p.req, p.resp
-	aid, err := admissionFor(p.c, req, p.opts)
-	if err != nil {
-		return p.fail(err)
-	}
-	resp.AdmissionID = aid
 	input, _ := req.ToolInput.(map[string]any)
-	rp := wire.ReportParams{AdmissionID: aid, Tool: req.Tool, Input: wire.DocOf(input),
-		Status: req.Status}
+	rp := wire.ReportParams{Tool: req.Tool, Input: wire.DocOf(input), Status: req.Status}
 	if req.Hook != nil {
 		rp.ToolUseID = req.Hook.ToolUseID
 	}
@@ -256,9 +250,21 @@ func (p *process) postTool() Response {
 			rp.ResultHash = h
 		}
 	}
-	rep, err := p.c.Report(p.ctx, rp)
-	if err != nil {
-		return p.fail(err)
+	rep, err := p.reportBySession(rp)
+	if err != nil || rep == nil {
+		if err != nil {
+			return p.fail(err)
+		}
+		aid, err := admissionFor(p.c, req, p.opts)
+		if err != nil {
+			return p.fail(err)
+		}
+		resp.AdmissionID, rp.AdmissionID = aid, aid
+		r, err := p.c.Report(p.ctx, rp)
+		if err != nil {
+			return p.fail(err)
+		}
+		rep = &r
 	}
 	resp.Decision = DecisionRecorded
 	if rep.Violation {
@@ -266,6 +272,27 @@ func (p *process) postTool() Response {
 		resp.Warnings = append(resp.Warnings, resp.Reason)
 	}
 	return resp
+}
+
+// reportBySession reports under the session's current turn in one round
+// trip, as the gate does. It answers nil, nil when the request names an
+// admission, or the registry has no lease for the session (or its parent)
+// yet, or another hook process began it a moment ago: those go the long
+// way round, through admit.
+func (p *process) reportBySession(rp wire.ReportParams) (*wire.ReportResult, error) {
+	if p.req.AdmissionID != "" {
+		return nil, nil
+	}
+	rp.Session, rp.ParentSession, rp.AgentName = sessionKeys(p.req)
+	rp.Client = clientOf(p.req)
+	rep, err := p.c.Report(p.ctx, rp)
+	if err == nil {
+		return &rep, nil
+	}
+	if code := wire.CodeOf(err); code == wire.NeedsManifest || code == wire.UnknownParent || code == wire.WrongSession {
+		return nil, nil
+	}
+	return nil, err
 }
 
 func (p *process) telemetry() Response {

@@ -92,6 +92,9 @@ func TestAttacksWithoutTokenChangeNothing(t *testing.T) {
 		{"finish another lease", `{"op":"finish","lease_id":"` + v.lease + `","status":"completed"}`, wire.WrongSession, "not this caller's"},
 		{"stop another lease", `{"op":"finish","lease_id":"` + v.lease + `","status":"stopped","reason":"x"}`, wire.Unauthorized, "operator token"},
 		{"forge a post-tool report that revokes", `{"op":"report","admission_id":"` + v.admission + `","tool":"Write","input":{"file_path":"/etc/passwd","content":"x"},"status":"success"}`, wire.WrongSession, "another session"},
+		{"forge a post-tool report in another session", `{"op":"report","session":"victim-session","tool":"Write","input":{"file_path":"/etc/passwd","content":"x"},"status":"success"}`, wire.WrongSession, "not this caller's"},
+		{"forge a report as a new subagent of another session", `{"op":"report","session":"victim-session/agent/x","parent_session":"victim-session","tool":"Write","input":{"file_path":"/etc/passwd","content":"x"},"status":"success"}`, wire.WrongSession, "parent session"},
+		{"report in a session with no lease", `{"op":"report","session":"nobody-session","client":"claude-code","tool":"Write","input":{"file_path":"/etc/passwd","content":"x"},"status":"success"}`, wire.NeedsManifest, "manifest"},
 		{"charge usage to another lease", `{"op":"usage","lease_id":"` + v.lease + `","tokens":1000000000,"source":"provider_reported"}`, wire.WrongSession, "not this caller's"},
 		{"charge telemetry to another turn", `{"op":"telemetry","admission_id":"` + v.admission + `","tokens":1000000000,"source":"provider_reported"}`, wire.WrongSession, "another session"},
 		{"fill another lease's fan-out", `{"op":"issue","parent":"` + v.lease + `","manifest":` + string(man) + `}`, wire.WrongSession, "not this caller's"},
@@ -361,4 +364,36 @@ func TestRunTicketBindsToItsRun(t *testing.T) {
 	if snapshot(t, f) != before {
 		t.Fatal("the refused call changed something")
 	}
+}
+
+// A post-tool report may name the caller's session instead of an
+// admission (one round trip for the hook): it lands on the session's
+// current turn, and a write outside the grant revokes as it would by
+// admission.
+func TestReportBySession(t *testing.T) {
+	f := newFixture(t)
+	sock := served(t, f)
+	v := beginVictim(t, sock, "report-session")
+	ctx := context.Background()
+	inside := wire.DocOf(map[string]any{"file_path": "src/a.go", "content": "x"})
+	r, err := v.c.Report(ctx, wire.ReportParams{Session: v.session, Client: "claude-code", Tool: "Write", Input: inside, Status: "success"})
+	if err != nil || r.Violation {
+		t.Fatalf("own report by session: %+v %v", r, err)
+	}
+	audit, _ := os.ReadFile(filepath.Join(f.dir, ".leasedeck", "journal", "audit.jsonl"))
+	if !strings.Contains(string(audit), `"admission_id":"`+v.admission+`"`) || !strings.Contains(string(audit), EventToolReported) {
+		t.Fatalf("the report is not journaled under the session's turn %s:\n%s", v.admission, audit)
+	}
+	outside := wire.DocOf(map[string]any{"file_path": "docs/x.md", "content": "x"})
+	r, err = v.c.Report(ctx, wire.ReportParams{Session: v.session, Client: "claude-code", Tool: "Write", Input: outside, Status: "success"})
+	if err != nil || !r.Violation {
+		t.Fatalf("a write outside the grant reported by session: %+v %v", r, err)
+	}
+	if view, _ := f.svc.View(v.lease); view.Status != Revoked {
+		t.Fatalf("the lease after the violation: %s", view.Status)
+	}
+	if _, err := v.c.Report(ctx, wire.ReportParams{Tool: "Write", Input: inside}); wire.CodeOf(err) != wire.BadRequest {
+		t.Fatalf("a report naming neither admission nor session: %v", err)
+	}
+	f.verifyClean()
 }

@@ -54,20 +54,11 @@ func (h *Handler) gate(ctx context.Context, c *call, op wire.Op, p *wire.GatePar
 		ClientPrompt: p.ClientPrompt, ToolUseID: p.ToolUseID}
 	admission := p.AdmissionID
 	if admission == "" && p.LeaseID == "" {
-		// A hook names its session, not an admission: resolve the
-		// session's current turn here, saving the hook a round trip.
-		if e := s.checkPeerTicket(c); e != nil {
+		a, e := h.sessionTurn(c, p.Client, p.Session, p.ParentSession, p.AgentName)
+		if e != nil {
 			return wire.GateAnswer{}, e
 		}
-		a, err := s.Admit(AdmitRequest{Client: p.Client, Session: p.Session, ParentSession: p.ParentSession,
-			AgentName: p.AgentName, Resume: true, RunTicket: c.env.RunTicket, mustBeNew: c.freshSession && !c.operator, noIssue: true})
-		if err != nil {
-			return wire.GateAnswer{}, mapErr(err)
-		}
-		if !a.Allowed {
-			return wire.GateAnswer{}, &wire.Error{Code: wire.Closed, Message: a.Reason}
-		}
-		admission = a.AdmissionID
+		admission = a
 	}
 	if admission != "" {
 		ans, err := s.GateAdmission(ctx, admission, gr)
@@ -88,6 +79,25 @@ func (h *Handler) gate(ctx context.Context, c *call, op wire.Op, p *wire.GatePar
 		return wire.GateAnswer{}, mapErr(ans.refused)
 	}
 	return gateOut(ans), nil
+}
+
+// sessionTurn resolves the current turn of the session a hook names
+// (beginning one if it has none, issuing nothing), so that the hook need
+// not admit first: one round trip instead of two.
+func (h *Handler) sessionTurn(c *call, client, session, parent, agent string) (string, *wire.Error) {
+	s := h.svc
+	if e := s.checkPeerTicket(c); e != nil {
+		return "", e
+	}
+	a, err := s.Admit(AdmitRequest{Client: client, Session: session, ParentSession: parent,
+		AgentName: agent, Resume: true, RunTicket: c.env.RunTicket, mustBeNew: c.freshSession && !c.operator, noIssue: true})
+	if err != nil {
+		return "", mapErr(err)
+	}
+	if !a.Allowed {
+		return "", &wire.Error{Code: wire.Closed, Message: a.Reason}
+	}
+	return a.AdmissionID, nil
 }
 
 func (h *Handler) opUsage(_ context.Context, _ *call, p *wire.UsageParams) (wire.Empty, *wire.Error) {
@@ -161,12 +171,23 @@ func (h *Handler) opAdmit(_ context.Context, c *call, p *wire.AdmitParams) (wire
 	return admitOut(res), nil
 }
 
-func (h *Handler) opReport(_ context.Context, _ *call, p *wire.ReportParams) (wire.ReportResult, *wire.Error) {
+func (h *Handler) opReport(_ context.Context, c *call, p *wire.ReportParams) (wire.ReportResult, *wire.Error) {
+	if p.AdmissionID == "" && p.Session == "" {
+		return wire.ReportResult{}, bad("report needs admission_id (or session)")
+	}
 	input, rerr := toolInput(p.Input)
 	if rerr != nil {
 		return wire.ReportResult{}, rerr
 	}
-	res, err := h.svc.ReportCall(p.AdmissionID, ToolCall{Tool: p.Tool, Input: input}, p.Status, p.ResultHash, p.ToolUseID)
+	admission := p.AdmissionID
+	if admission == "" {
+		a, e := h.sessionTurn(c, p.Client, p.Session, p.ParentSession, p.AgentName)
+		if e != nil {
+			return wire.ReportResult{}, e
+		}
+		admission = a
+	}
+	res, err := h.svc.ReportCall(admission, ToolCall{Tool: p.Tool, Input: input}, p.Status, p.ResultHash, p.ToolUseID)
 	if err != nil {
 		return wire.ReportResult{}, mapErr(err)
 	}

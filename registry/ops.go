@@ -71,7 +71,7 @@ var opTable = []opSpec{
 	op(wire.OpRevoke, wire.Operator, "revoke `lease_id` and its live subtree, with a `reason`, `by` the issuer or an ancestor", nil, (*Handler).opRevoke),
 	op(wire.OpApprovals, wire.ReadOnly, "list pending approval requests", nil, (*Handler).opApprovals),
 	op(wire.OpAdmit, wire.Session, "begin a turn of `session` (a new session gets its lease from `manifest` and its `capability`, once), or with `no_turn` only make sure of the lease; a subagent's needs its parent's capability", bindAdmit, (*Handler).opAdmit),
-	op(wire.OpReport, wire.Session, "record a tool's outcome (post-tool) for `admission_id`; a write outside the grant revokes the lease", bindReport, (*Handler).opReport),
+	op(wire.OpReport, wire.Session, "record a tool's outcome (post-tool) for `admission_id` or `session` (its current turn); a write outside the grant revokes the lease", bindReport, (*Handler).opReport),
 	op(wire.OpTelemetry, wire.Session, "record a turn's usage; figures with an accurate `source` are charged", bindTelemetry, (*Handler).opTelemetry),
 	op(wire.OpEndSession, wire.Session, "end `session`: finalize its open turn, complete its lease and live subtree", bindEndSession, (*Handler).opEndSession),
 	op(wire.OpFinalize, wire.Session, "end the turn `admission_id` and certify it", bindFinalize, (*Handler).opFinalize),
@@ -121,7 +121,12 @@ func bindAdmit(p *wire.AdmitParams) scope {
 	return scope{sessions: []string{p.Session}, parent: p.ParentSession}
 }
 
-func bindReport(p *wire.ReportParams) scope { return scope{admissions: []string{p.AdmissionID}} }
+func bindReport(p *wire.ReportParams) scope {
+	if p.AdmissionID == "" && p.Session != "" {
+		return scope{sessions: []string{p.Session}, parent: p.ParentSession}
+	}
+	return scope{admissions: []string{p.AdmissionID}}
+}
 
 func bindTelemetry(p *wire.TelemetryParams) scope {
 	return scope{admissions: []string{p.AdmissionID}}

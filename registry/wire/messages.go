@@ -243,11 +243,19 @@ type AdmitResult struct {
 // ReportParams reports a tool's outcome (post-tool): the result only as
 // a hash.
 type ReportParams struct {
-	AdmissionID string `json:"admission_id"`
-	Tool        string `json:"tool"`
-	Input       Doc    `json:"input,omitzero"`
-	Status      string `json:"status,omitempty"`
-	ResultHash  string `json:"result_hash,omitempty"`
+	AdmissionID string `json:"admission_id,omitempty"`
+	// Session (with ParentSession, AgentName and Client, as for a gate)
+	// names the caller's session instead of an admission: the registry
+	// reports under the session's current turn, saving the hook the admit
+	// round trip.
+	Session       string `json:"session,omitempty"`
+	ParentSession string `json:"parent_session,omitempty"`
+	AgentName     string `json:"agent_name,omitempty"`
+	Client        string `json:"client,omitempty"`
+	Tool          string `json:"tool"`
+	Input         Doc    `json:"input,omitzero"`
+	Status        string `json:"status,omitempty"`
+	ResultHash    string `json:"result_hash,omitempty"`
 	// ToolUseID is the client's id of the call (GateParams.ToolUseID).
 	ToolUseID string `json:"tool_use_id,omitempty"`
 }
