@@ -103,8 +103,8 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 // shellStart is the absolute directory a Bash call starts in (the
 // workspace, or its cwd member) and how a path the analysis reports is
 // handed to ResolvePath: relative paths stay relative to the workspace
-// where they can (the workspace's own resolution is cached); only a start
-// outside it makes them absolute.
+// where they can (the call's resolver has resolved the workspace once and
+// walks on from there); only a start outside it makes them absolute.
 func shellStart(workspace string, input map[string]any) (string, func(string) string, error) {
 	start := workspace
 	cwd, _, err := optionalString(input, "cwd")

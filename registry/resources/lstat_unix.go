@@ -23,3 +23,21 @@ func lstatLink(p string) (bool, error) {
 		return st.Mode&syscall.S_IFMT == syscall.S_IFLNK, nil
 	}
 }
+
+// sameFile reports whether both paths exist (links followed) and are one
+// file; b is looked at only when a exists.
+func sameFile(a, b string) bool {
+	var sa, sb syscall.Stat_t
+	if statRetry(a, &sa) != nil || statRetry(b, &sb) != nil {
+		return false
+	}
+	return sa.Dev == sb.Dev && sa.Ino == sb.Ino
+}
+
+func statRetry(p string, st *syscall.Stat_t) error {
+	for {
+		if err := syscall.Stat(p, st); err != syscall.EINTR {
+			return err
+		}
+	}
+}

@@ -3,12 +3,9 @@ package resources
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
-	"time"
 )
 
 // PathRef is one path a tool call touches, in every form the gate matches
@@ -95,22 +92,6 @@ func homeForm(home, p string) string {
 	}
 }
 
-// dirCacheTTL bounds how long a resolved workspace or home directory is
-// reused. Those two are resolved on every tool call; their own components
-// (like /home/dev) do not change under a running session, and a change is
-// seen within this time anyway.
-const dirCacheTTL = 2 * time.Second
-
-var dirCache struct {
-	sync.Mutex
-	m map[string]cachedDir
-}
-
-type cachedDir struct {
-	dirInfo
-	at time.Time
-}
-
 // dirInfo is what the resolution of a workspace or home directory keeps.
 type dirInfo struct {
 	resolved string // symbolic links resolved
@@ -118,29 +99,18 @@ type dirInfo struct {
 	fold     bool   // its file system ignores case
 }
 
-// resolveDir is resolve for the workspace and home directories, cached,
-// with the directory as spelled, cleaned, and whether its file system
-// ignores case.
-func resolveDir(dir string) (dirInfo, error) {
-	now := time.Now()
-	dirCache.Lock()
-	c, ok := dirCache.m[dir]
-	dirCache.Unlock()
-	if ok && now.Sub(c.at) < dirCacheTTL {
-		return c.dirInfo, nil
-	}
-	r, err := resolve(dir)
+// resolveDir resolves a workspace or home directory for this call, with
+// the directory as spelled, cleaned, and whether its file system ignores
+// case. Nothing of it is kept for the next call: the workspace, or a
+// directory above it, may be moved or replaced by a link between two
+// calls (by a recipe, by any process the gate does not see), and the next
+// call must resolve where the shell will really be.
+func (r *pathResolver) resolveDir(dir string) (dirInfo, error) {
+	resolved, err := r.walk(string(filepath.Separator), dir)
 	if err != nil {
 		return dirInfo{}, err
 	}
-	d := dirInfo{resolved: r, clean: filepath.Clean(dir), fold: caseInsensitive(r)}
-	dirCache.Lock()
-	if dirCache.m == nil || len(dirCache.m) > 64 {
-		dirCache.m = map[string]cachedDir{}
-	}
-	dirCache.m[dir] = cachedDir{dirInfo: d, at: now}
-	dirCache.Unlock()
-	return d, nil
+	return dirInfo{resolved: resolved, clean: filepath.Clean(dir), fold: caseInsensitive(resolved)}, nil
 }
 
 // isMissing reports the errors that mean "nothing is there": the path, or one
@@ -149,31 +119,22 @@ func isMissing(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
-// foldCache remembers whether a directory's file system ignores case; that
-// does not change while the registry runs.
-var foldCache sync.Map
-
 // caseInsensitive reports whether the file system holding dir finds a name
 // whatever its case: the last component with a letter in it is looked up
-// with its case flipped, and must be the same file.
+// with its case flipped, and must be the same file. Asked on every call
+// (a directory replaced between calls may be on another file system, or
+// made case-insensitive): the flipped name is looked up first, and the
+// directory itself only when that name exists.
 func caseInsensitive(dir string) bool {
-	if v, ok := foldCache.Load(dir); ok {
-		return v.(bool)
-	}
-	fold := false
 	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
 		base := filepath.Base(d)
 		flipped := flipCase(base)
 		if flipped == base {
 			continue
 		}
-		a, errA := os.Stat(d)
-		b, errB := os.Stat(filepath.Join(filepath.Dir(d), flipped))
-		fold = errA == nil && errB == nil && os.SameFile(a, b)
-		break
+		return sameFile(filepath.Join(filepath.Dir(d), flipped), d)
 	}
-	foldCache.Store(dir, fold)
-	return fold
+	return false
 }
 
 func flipCase(s string) string {

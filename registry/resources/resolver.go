@@ -9,16 +9,18 @@ import (
 )
 
 // pathResolver resolves the paths of one tool call (see ResolvePath). It
-// works out the workspace and the home directory once, and remembers what
-// each path component it examined is, so that a line naming src/a.go,
-// src/b.go and src/c.go looks at src once.
+// works out the workspace and the home directory once, on the call's first
+// path (a call that names none makes no system call for them), and
+// remembers what each path component it examined is, so that a line
+// naming src/a.go, src/b.go and src/c.go looks at src once.
 //
 // What it remembers is the file system as this one call found it: a
 // resolver is made for a call and dropped with it, never shared between
-// calls, so a symbolic link planted or swapped between two calls is seen
-// by the second.
+// calls, so a symbolic link planted or swapped between two calls — in the
+// workspace, above it, or in place of it — is seen by the second.
 type pathResolver struct {
 	workspace string // as given
+	started   bool   // the workspace and home directory are worked out
 	wsErr     error  // the workspace cannot be used
 	ws        string // the workspace, resolved
 	cleanWS   string // the workspace as spelled, cleaned
@@ -45,10 +47,17 @@ type pathEntry struct {
 }
 
 // newPathResolver starts the resolution of one call's paths against the
-// workspace. An unusable workspace is reported by resolve, after the path
-// itself is checked, so that the errors keep their order.
-func newPathResolver(workspace string) (r pathResolver) {
-	r.workspace = workspace
+// workspace.
+func newPathResolver(workspace string) pathResolver {
+	return pathResolver{workspace: workspace}
+}
+
+// start works out the workspace and the home directory. An unusable
+// workspace is reported by resolve, after the path itself is checked, so
+// that the errors keep their order.
+func (r *pathResolver) start() {
+	r.started = true
+	workspace := r.workspace
 	if workspace == "" || !filepath.IsAbs(workspace) || strings.IndexByte(workspace, 0) >= 0 {
 		r.wsErr = fmt.Errorf("workspace %q is not an absolute path", workspace)
 		return
@@ -57,20 +66,19 @@ func newPathResolver(workspace string) (r pathResolver) {
 	if r.homeErr == nil && !filepath.IsAbs(r.home) {
 		r.homeErr = fmt.Errorf("home directory %q is not absolute", r.home)
 	}
-	ws, err := resolveDir(workspace)
+	ws, err := r.resolveDir(workspace)
 	if err != nil {
 		r.wsErr = fmt.Errorf("cannot resolve workspace %q: %w", workspace, err)
 		return
 	}
 	r.ws, r.cleanWS, r.foldWS = ws.resolved, ws.clean, ws.fold
 	if r.homeErr == nil {
-		home, err := resolveDir(r.home)
+		home, err := r.resolveDir(r.home)
 		r.homeRes, r.cleanHome, r.foldHome, r.homeResErr = home.resolved, home.clean, home.fold, err
 		if err != nil {
 			r.cleanHome = filepath.Clean(r.home)
 		}
 	}
-	return
 }
 
 // resolve is ResolvePath for one path of the call.
@@ -80,6 +88,11 @@ func (r *pathResolver) resolve(p string) (PathRef, error) {
 		return PathRef{}, errors.New("empty path")
 	case strings.IndexByte(p, 0) >= 0:
 		return PathRef{}, errors.New("path contains a NUL byte")
+	}
+	if !r.started {
+		r.start()
+	}
+	switch {
 	case r.wsErr != nil:
 		return PathRef{}, r.wsErr
 	}
