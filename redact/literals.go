@@ -13,6 +13,9 @@ type literalIndex struct {
 	// byFirst holds, for each first byte, the literals starting with it
 	// and their second byte (every literal has at least two).
 	byFirst [256][]literalStart
+	// pairs has a bit set for each two-byte start of a literal: most
+	// places in a text start none, and cost one bit test.
+	pairs [1 << 16 / 64]uint64
 }
 
 type literalStart struct {
@@ -30,6 +33,8 @@ func (x *literalIndex) add(lit string) int {
 	x.literals = append(x.literals, lit)
 	id := len(x.literals) - 1
 	x.byFirst[lit[0]] = append(x.byFirst[lit[0]], literalStart{id, lit[1]})
+	k := uint16(lit[0])<<8 | uint16(lit[1])
+	x.pairs[k>>6] |= 1 << (k & 63)
 	return id
 }
 
@@ -41,6 +46,9 @@ func (x *literalIndex) occurrences(lower string) [][]int {
 	var occ [][]int
 	var next []int // per literal, where its next occurrence may start
 	for i := 0; i+1 < len(lower); i++ {
+		if k := uint16(lower[i])<<8 | uint16(lower[i+1]); x.pairs[k>>6]&(1<<(k&63)) == 0 {
+			continue
+		}
 		for _, ls := range x.byFirst[lower[i]] {
 			if lower[i+1] != ls.second || !strings.HasPrefix(lower[i:], x.literals[ls.id]) {
 				continue

@@ -64,11 +64,25 @@ func keySegments(key string) []string {
 	return segs
 }
 
+// plainKey reports whether key is lower-case ASCII letters and digits,
+// which keySegments leaves as one segment ("command", "file_path" is not).
+func plainKey(key string) bool {
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return key != ""
+}
+
 // IsSecretKey reports whether a member or variable name announces a secret
 // value ("api_key", "GITHUB_TOKEN", "dbPassword", "X-Auth-Token").
 func IsSecretKey(key string) bool { return rules().isSecretKey(key) }
 
 func (v *vocabulary) isSecretKey(key string) bool {
+	if plainKey(key) {
+		return v.secretWords[key] // one segment, already lower case
+	}
 	segs := keySegments(key)
 	for i, s := range segs {
 		if v.secretWords[s] {

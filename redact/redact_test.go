@@ -295,3 +295,26 @@ func TestDetectorsCompile(t *testing.T) {
 		}
 	}
 }
+
+// TestIsSecretKeyPlainShortcut: a lower-case key of letters and digits is
+// judged as keySegments' one segment would have it.
+func TestIsSecretKeyPlainShortcut(t *testing.T) {
+	v := rules()
+	keys := []string{"command", "password", "token", "key", "apikey", "pass1", "x", "authtoken", "secret", "cookie", "jwt"}
+	for w := range v.secretWords {
+		keys = append(keys, w)
+	}
+	for _, k := range keys {
+		if !plainKey(k) {
+			continue
+		}
+		segs := keySegments(k)
+		slow := false
+		for i, s := range segs {
+			slow = slow || v.secretWords[s] || i+1 < len(segs) && v.secretPairs[[2]string{s, segs[i+1]}]
+		}
+		if got := v.isSecretKey(k); got != slow {
+			t.Errorf("%q: %v, keySegments says %v", k, got, slow)
+		}
+	}
+}

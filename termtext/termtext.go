@@ -47,6 +47,9 @@ func Clean(s string) string {
 // become single spaces (runs collapse, the ends are trimmed) and invalid
 // UTF-8 becomes U+FFFD.
 func Flatten(s string) string {
+	if flatAlready(s) {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
@@ -62,6 +65,22 @@ func Flatten(s string) string {
 		b.WriteRune(r)
 	}
 	return strings.TrimRight(b.String(), " ")
+}
+
+// flatAlready reports whether Flatten would return s as it is: printable
+// ASCII, single spaces, neither end a space (the common case of a
+// command line, which then costs one pass and no copy).
+func flatAlready(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return s == ""
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < ' ' || c > '~' || c == ' ' && s[i+1] == ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // Clip cuts s to at most max runes, marking the cut with an ellipsis (so a

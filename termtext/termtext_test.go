@@ -1,7 +1,10 @@
 package termtext
 
 import (
+	"math/rand/v2"
+	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -52,6 +55,40 @@ func TestClip(t *testing.T) {
 		}
 		if c.max > 0 && utf8.RuneCountInString(got) > c.max {
 			t.Errorf("Clip(%q, %d) is %d runes", c.in, c.max, utf8.RuneCountInString(got))
+		}
+	}
+}
+
+// flattenSlow is Flatten without the shortcut for text already flat.
+func flattenSlow(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if unicode.IsControl(r) || unicode.IsSpace(r) || Invisible(r) {
+			if !space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// TestFlattenShortcut: text Flatten returns as it is would come out of
+// the full pass the same, on random ASCII with spaces and controls.
+func TestFlattenShortcut(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	alphabet := []byte(" \t\n\x7fab~-_\"'$  \r\x00")
+	for range 20000 {
+		b := make([]byte, r.IntN(12))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		if got, want := Flatten(string(b)), flattenSlow(string(b)); got != want {
+			t.Fatalf("Flatten(%q) = %q, want %q", b, got, want)
 		}
 	}
 }

@@ -33,8 +33,15 @@ type pathResolver struct {
 	cleanHome  string
 	foldHome   bool
 
-	// entries is what lstat found for each absolute path examined.
+	// seen is what lstat found for each absolute path examined: a list
+	// while it is short (most calls examine a handful), then a map.
+	seen    []seenEntry
 	entries map[string]pathEntry
+}
+
+type seenEntry struct {
+	path string
+	e    pathEntry
 }
 
 // pathEntry is what one lstat found: nothing (missing), a file or
@@ -226,7 +233,7 @@ func joinComponent(dir, comp string) string {
 // lstat is lstat(2) (and readlink(2) for a link) of an absolute path, asked
 // of the file system once per call.
 func (r *pathResolver) lstat(p string) pathEntry {
-	if e, ok := r.entries[p]; ok {
+	if e, ok := r.entry(p); ok {
 		return e
 	}
 	var e pathEntry
@@ -240,11 +247,40 @@ func (r *pathResolver) lstat(p string) pathEntry {
 		e.link = true
 		e.target, e.err = os.Readlink(p)
 	}
+	r.remember(p, e)
+	return e
+}
+
+// entry is what lstat found for p earlier in the call, if it was asked.
+func (r *pathResolver) entry(p string) (pathEntry, bool) {
+	if r.entries != nil {
+		e, ok := r.entries[p]
+		return e, ok
+	}
+	for i := range r.seen {
+		if r.seen[i].path == p {
+			return r.seen[i].e, true
+		}
+	}
+	return pathEntry{}, false
+}
+
+func (r *pathResolver) remember(p string, e pathEntry) {
+	if r.entries == nil && len(r.seen) < smallList {
+		if r.seen == nil {
+			r.seen = make([]seenEntry, 0, 8)
+		}
+		r.seen = append(r.seen, seenEntry{p, e})
+		return
+	}
 	if r.entries == nil {
-		r.entries = make(map[string]pathEntry, 8)
+		r.entries = make(map[string]pathEntry, 2*smallList)
+		for _, s := range r.seen {
+			r.entries[s.path] = s.e
+		}
+		r.seen = nil
 	}
 	r.entries[p] = e
-	return e
 }
 
 // plainRelative reports whether the relative path p is clean already: no

@@ -27,13 +27,13 @@ func TestPathResolverSharesWithinACall(t *testing.T) {
 			t.Errorf("%s: shared resolver %#v, alone %#v", p, got, want)
 		}
 	}
-	if e, ok := r.entries[f.ws+"/sub"]; !ok || e.link || e.missing {
+	if e, ok := r.entry(f.ws + "/sub"); !ok || e.link || e.missing {
 		t.Errorf("sub remembered as %+v", e)
 	}
-	if e := r.entries[f.ws+"/inlink"]; !e.link || e.target != "sub" {
+	if e, _ := r.entry(f.ws + "/inlink"); !e.link || e.target != "sub" {
 		t.Errorf("inlink remembered as %+v", e)
 	}
-	if e := r.entries[f.ws+"/sub/g"]; !e.missing {
+	if e, _ := r.entry(f.ws + "/sub/g"); !e.missing {
 		t.Errorf("sub/g remembered as %+v", e)
 	}
 	if _, err := r.resolve("loop1/x"); err == nil {
@@ -193,5 +193,35 @@ func TestMayHoldLoopOrFunction(t *testing.T) {
 		if got, want := mayHoldLoopOrFunction(s), naive(s); got != want {
 			t.Errorf("%q: %v, want %v", s, got, want)
 		}
+	}
+}
+
+// Past smallList components the resolver's memory moves from a list to a
+// map: the answers stay those of resolving each path alone.
+func TestPathResolverManyComponents(t *testing.T) {
+	f := newFixture(t)
+	r := newPathResolver(f.ws)
+	for i := range 3 * smallList {
+		p := fmt.Sprintf("sub/n%d/x", i)
+		if i%3 == 0 {
+			p = "inlink/../sub/f"
+		}
+		got, err := r.resolve(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ResolvePath(f.ws, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
+			t.Fatalf("%s: shared resolver %#v, alone %#v", p, got, want)
+		}
+	}
+	if r.entries == nil {
+		t.Fatal("the resolver never moved to a map")
+	}
+	if e, ok := r.entry(f.ws + "/inlink"); !ok || !e.link {
+		t.Fatalf("inlink lost in the move: %+v", e)
 	}
 }
