@@ -79,7 +79,7 @@ func testClaudeCode(t *testing.T, commandHooks bool) {
 	}
 	note := e.install("claude-code", extra...)
 	settings, err := os.ReadFile(e.path(".claude/settings.json"))
-	if err != nil || !strings.Contains(string(settings), binary+" hook claude-code --workspace "+e.ws+" --timeout") ||
+	if err != nil || !strings.Contains(string(settings), hookBinary+" hook claude-code --workspace "+e.ws+" --timeout") ||
 		strings.Contains(string(settings), `"type": "http"`) == commandHooks {
 		t.Fatalf("leasedeck install did not write the hooks: %v\n%s\n%s", err, settings, note)
 	}

@@ -261,7 +261,7 @@ func TestCodexCLI(t *testing.T) {
 	e := governedWorkspace(t, "codex-cli")
 	recorder := e.plantRecorder("codex") // the user's own hooks, which install must keep
 	note := e.install("codex")
-	if b, err := os.ReadFile(e.path(".codex/hooks.json")); err != nil || !strings.Contains(string(b), binary+" hook codex") || !strings.Contains(string(b), jsonString(recorder)) {
+	if b, err := os.ReadFile(e.path(".codex/hooks.json")); err != nil || !strings.Contains(string(b), hookBinary+" hook codex") || !strings.Contains(string(b), jsonString(recorder)) {
 		t.Fatalf("leasedeck install codex: %v %s %s", err, b, note)
 	}
 	srv := fakemodel.NewOpenAI()
@@ -324,7 +324,7 @@ func TestGeminiCLI(t *testing.T) {
 	e := governedWorkspace(t, "gemini-code-assist")
 	recorder := e.plantRecorder("gemini") // the user's own hooks, which install must keep
 	note := e.install("gemini")
-	if b, err := os.ReadFile(e.path(".gemini/settings.json")); err != nil || !strings.Contains(string(b), binary+" hook gemini") || !strings.Contains(string(b), jsonString(recorder)) {
+	if b, err := os.ReadFile(e.path(".gemini/settings.json")); err != nil || !strings.Contains(string(b), hookBinary+" hook gemini") || !strings.Contains(string(b), jsonString(recorder)) {
 		t.Fatalf("leasedeck install gemini: %v %s %s", err, b, note)
 	}
 	srv := fakemodel.NewGemini()

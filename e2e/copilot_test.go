@@ -81,7 +81,7 @@ func TestCopilotCLI(t *testing.T) {
 	// Project hooks load only in a trusted folder; the user's do not need it.
 	note := e.install("copilot", "--scope", "user")
 	hooks := filepath.Join(e.home, ".copilot", "hooks", "leasedeck-copilot.json")
-	if b, err := os.ReadFile(hooks); err != nil || !strings.Contains(string(b), jsonString(binary+" hook copilot --workspace "+e.ws)) {
+	if b, err := os.ReadFile(hooks); err != nil || !strings.Contains(string(b), jsonString(hookBinary+" hook copilot --workspace "+e.ws)) {
 		t.Fatalf("leasedeck install copilot: %v %s %s", err, b, note)
 	}
 	if after, _ := os.ReadFile(mine); string(after) != string(before) {

@@ -33,8 +33,9 @@ var (
 	copilotClient = npmClient{Pkg: "@github/copilot", Version: "1.0.102", Bin: "copilot"}
 )
 
-// binary is the leasedeck executable built for this run.
-var binary string
+// binary is the leasedeck executable built for this run; hookBinary is
+// the lean hook binary beside it, which install writes into the hooks.
+var binary, hookBinary string
 
 func TestMain(m *testing.M) {
 	if os.Getenv("LEASEDECK_E2E") == "off" {
@@ -52,7 +53,16 @@ func TestMain(m *testing.M) {
 		os.Stderr.Write(out)
 		panic(err)
 	}
-	fmt.Printf("e2e: built leasedeck in %s\n", time.Since(start).Round(time.Millisecond))
+	// The lean hook binary beside it: install writes it into the hooks, so
+	// the real clients run it (cmd/leasedeck's tests run both).
+	hookBinary = filepath.Join(dir, "leasedeck-hook")
+	hook := exec.Command("go", "build", "-o", hookBinary, "./cmd/leasedeck-hook")
+	hook.Dir = ".."
+	if out, err := hook.CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		panic(err)
+	}
+	fmt.Printf("e2e: built leasedeck and leasedeck-hook in %s\n", time.Since(start).Round(time.Millisecond))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

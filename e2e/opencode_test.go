@@ -80,7 +80,7 @@ func TestOpenCode(t *testing.T) {
 	note := e.install("opencode")
 	plugin := e.path(".opencode/plugins/leasedeck.js")
 	installed, err := os.ReadFile(plugin)
-	if err != nil || !strings.Contains(string(installed), jsonString(binary)) || !strings.Contains(string(installed), jsonString(e.ws)) {
+	if err != nil || !strings.Contains(string(installed), jsonString(hookBinary)) || !strings.Contains(string(installed), jsonString(e.ws)) {
 		t.Fatalf("leasedeck install opencode: %v %s\n%s", err, installed, note)
 	}
 	if again := e.install("opencode"); !strings.Contains(again, "nothing changed") {

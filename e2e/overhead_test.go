@@ -39,7 +39,7 @@ type overheadCase struct {
 
 // leasedeckCommand matches the hook command leasedeck install writes, as a
 // JSON string.
-var leasedeckCommand = regexp.MustCompile(`"[^"]*leasedeck hook [a-z-]+ [^"]*--timeout [0-9]+"`)
+var leasedeckCommand = regexp.MustCompile(`"[^"]*leasedeck(-hook)? hook [a-z-]+ [^"]*--timeout [0-9]+"`)
 
 // benchCalls is the number of tool calls in the timed session.
 const benchCalls = 20

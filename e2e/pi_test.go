@@ -69,7 +69,7 @@ func TestPi(t *testing.T) {
 	note := e.install("pi")
 	plugin := e.path(".pi/extensions/leasedeck.ts")
 	installed, err := os.ReadFile(plugin)
-	if err != nil || !strings.Contains(string(installed), jsonString(binary)) || !strings.Contains(string(installed), jsonString(e.ws)) {
+	if err != nil || !strings.Contains(string(installed), jsonString(hookBinary)) || !strings.Contains(string(installed), jsonString(e.ws)) {
 		t.Fatalf("leasedeck install pi: %v %s\n%s", err, installed, note)
 	}
 	if again := e.install("pi"); !strings.Contains(again, "nothing changed") {

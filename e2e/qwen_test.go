@@ -61,7 +61,7 @@ func TestQwenCode(t *testing.T) {
 	e := governedWorkspace(t, "qwen-code")
 	recorder := e.plantRecorder("qwen-code") // the user's own hooks, which install must keep
 	note := e.install("qwen-code")
-	if b, err := os.ReadFile(e.path(".qwen/settings.json")); err != nil || !strings.Contains(string(b), binary+" hook qwen-code") || !strings.Contains(string(b), jsonString(recorder)) {
+	if b, err := os.ReadFile(e.path(".qwen/settings.json")); err != nil || !strings.Contains(string(b), hookBinary+" hook qwen-code") || !strings.Contains(string(b), jsonString(recorder)) {
 		t.Fatalf("leasedeck install qwen-code: %v %s %s", err, b, note)
 	}
 	srv := fakemodel.NewChat()

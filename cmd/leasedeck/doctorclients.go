@@ -206,13 +206,18 @@ func doctorScope(r *doctorReport, w workspace.Workspace, client string, scope se
 	doctorHookCoverage(r, client, check, path, b, commands, endpoint, approval, fix)
 	if len(r.Findings) == before {
 		h := commands[0].Hook
-		how := fmt.Sprintf("running %s (exists, executable)", h.Exe)
+		exe := h.Exe + " (exists, executable)"
+		if isHookProgram(h.Exe) {
+			exe = h.Exe + " (exists, executable: the lean hook binary)"
+		}
+		how := "running " + exe
 		if len(http) > 0 {
-			how = fmt.Sprintf("%d HTTP hook(s) to %s and command hooks running %s (exists, executable)", len(http), endpoint.Base, h.Exe)
+			how = fmt.Sprintf("%d HTTP hook(s) to %s and command hooks running %s", len(http), endpoint.Base, exe)
 		}
 		r.add(finding{Subject: client, Check: check, Status: statusOK,
 			Detail: fmt.Sprintf("%s: %d hook(s), pinned to this workspace, %s, timeout %ds", path, len(ours), how, h.Timeout)})
 	}
+	doctorHookPrograms(r, client, check, path, commands, w.Root, fix)
 	if endpoint != nil {
 		if ep, err := hookhttp.Load(w.StateDir()); err == nil {
 			doctorHTTPHooks(r, w, "HTTP hooks ("+string(scope)+")", path, b, ep, fix)
@@ -247,6 +252,23 @@ func doctorHookBinaries(r *doctorReport, client, check, path string, ours []setu
 		if why := unstableExe(exe, root); why != "" {
 			r.add(finding{Subject: client, Check: check, Status: statusProblem, Detail: fmt.Sprintf("%s: the hook runs %s, which %s", path, exe, why), Fix: fix})
 		}
+	}
+}
+
+// doctorHookPrograms notes the command hooks that run the whole leasedeck
+// binary's `hook`, whose start-up every hook pays, with the command that
+// installs the lean one.
+func doctorHookPrograms(r *doctorReport, client, check, path string, commands []setup.InstalledHook, root, fix string) {
+	var seen []string
+	for _, h := range commands {
+		exe := h.Hook.Exe
+		if slices.Contains(seen, exe) || isHookProgram(exe) || unstableExe(exe, root) != "" {
+			continue
+		}
+		seen = append(seen, exe)
+		r.add(finding{Subject: client, Check: check, Status: statusNote,
+			Detail: fmt.Sprintf("%s: the hooks run '%s hook', which starts the whole leasedeck binary for every hook; %s starts in about the time any Go program does", path, exe, hookProgram),
+			Fix:    hookInstallLine() + ", then " + fix})
 	}
 }
 

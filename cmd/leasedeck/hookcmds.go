@@ -132,24 +132,17 @@ func runInstall(args []string, e *env) int {
 		e.errorf("%v", err)
 		return exitUsage
 	}
-	exe := *command
-	if exe == "" {
-		exe = defaultExecutable()
-	}
-	if inGoBuildCache(exe) {
-		// A `go run` binary is deleted after the run: hooks naming it would
-		// fail later and leave the client ungoverned.
-		e.errorf("install: %s is a temporary 'go run' build; the hooks need a binary that stays. Run\n  go install %s\nand then 'leasedeck install %s', or pass --command PATH", exe, mainPackage(), a.Name())
+	leasedeckExe, exe, ok := installExecutable(*command, a.Name(), w.Root, e)
+	if !ok {
 		return exitRefused
 	}
-	fmt.Fprintf(e.stderr, "the hooks will run %s\n", exe)
 	timeout := bridge.HookTimeoutFor(settings.ApprovalTimeout)
 	if bridge.IsPluginClient(a.Name()) {
 		return installPlugin(e, a.Name(), w, *scope, exe, timeout, settings.ApprovalTimeout, *dry)
 	}
 	// The hook is pinned to this workspace: it never looks for one from
 	// the directory a call runs in, which the agent chooses.
-	unpinned := setup.FormatHookCommand(exe, a.Name(), "", int(timeout/time.Second))
+	unpinned := setup.FormatHookCommand(leasedeckExe, a.Name(), "", int(timeout/time.Second))
 	cmdline := setup.FormatHookCommand(exe, a.Name(), w.Root, int(timeout/time.Second))
 	existing, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -224,16 +217,23 @@ func httpHooks(w workspace.Workspace) (*setup.HTTPHooks, error) {
 }
 
 func defaultExecutable() string {
+	exe, _ := defaultExecutableFrom()
+	return exe
+}
+
+// defaultExecutableFrom is leasedeck on PATH, else this binary; fromPath
+// says which.
+func defaultExecutableFrom() (exe string, fromPath bool) {
 	if p, err := exec.LookPath("leasedeck"); err == nil {
 		if abs, err := filepath.Abs(p); err == nil {
-			return abs
+			return abs, true
 		}
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return "leasedeck"
+		return "leasedeck", false
 	}
-	return exe
+	return exe, false
 }
 
 // inGoBuildCache reports whether exe lies in a directory Go's build made

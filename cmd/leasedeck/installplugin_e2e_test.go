@@ -28,7 +28,7 @@ func TestInstallPluginThroughBinary(t *testing.T) {
 			t.Fatalf("%s install: %+v", client, r)
 		}
 		b, _ := os.ReadFile(path)
-		exe, _ := json.Marshal(binary)
+		exe, _ := json.Marshal(hookBinary) // the lean hook binary, beside binary
 		ws, _ := json.Marshal(w.dir)
 		if !strings.Contains(string(b), "const LEASEDECK = "+string(exe)) || !strings.Contains(string(b), string(ws)) || !strings.Contains(string(b), "const TIMEOUT_MS = 150000") {
 			t.Errorf("%s: the plugin written:\n%s", client, b)
