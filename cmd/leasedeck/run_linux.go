@@ -105,6 +105,14 @@ func (rs *runSession) inputs(cs confinedStart) (confine.Inputs, error) {
 		self = r
 	}
 	execs := []string{self, cs.path}
+	if hook, lean := hookExecutable(self, rs.w.Root, true); lean {
+		// The lean hook binary install writes into the hooks (beside
+		// this one, or on PATH): the tree's hooks run it.
+		if r, err := filepath.EvalSymlinks(hook); err == nil {
+			hook = r
+		}
+		execs = append(execs, hook)
+	}
 	if i := strings.Index(cs.path, "/node_modules/"); i >= 0 {
 		// A client installed with npm reads (and may execute) its whole
 		// package tree.
