@@ -331,3 +331,28 @@ func BenchmarkValidate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAnalyseAudit is one worker's whole analysis of a typical audit
+// line (a gate decision as the registry writes it), hash and mac included:
+// through the generic tree and the fast schema check, and decoded directly.
+func BenchmarkAnalyseAudit(b *testing.B) {
+	bodies := auditBodies(b, 0)
+	line := signedLine(bodies[1], 1)
+	for _, tc := range []struct {
+		name   string
+		direct bool
+	}{{"generic", false}, {"direct", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			an := newAnalyser(analyseOpts{kind: Audit, key: testKey, validate: true, hash: true, decodeAudit: tc.direct})
+			b.ReportAllocs()
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				a := analysed{Line: Line{Raw: line}}
+				an.analyse(&a)
+				if a.mac != macOK || (a.Audit != nil) != tc.direct {
+					b.Fatalf("mac %d, direct %v", a.mac, a.Audit != nil)
+				}
+			}
+		})
+	}
+}

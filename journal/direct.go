@@ -139,7 +139,7 @@ type directLine struct {
 type auditDecoder struct {
 	raw   []byte
 	pos   int
-	words map[string]string
+	words [maxWords]string
 }
 
 const (
@@ -151,7 +151,7 @@ const (
 	// names) repeat on every line: a bounded table per decoder keeps one
 	// copy of each instead of allocating them again on each line.
 	maxWordLen = 40
-	maxWords   = 1024
+	maxWords   = 512
 )
 
 // Bits of the top-level members, to find duplicates and missing ones.
@@ -509,21 +509,22 @@ func (d *auditDecoder) number() ([]byte, bool) {
 // intern returns b as a string, from the decoder's table when it is a
 // short word already seen there. Identifiers, hashes and times (long, or
 // carrying digits) are never put in the table, so they cannot crowd it.
+// The table is direct-mapped by a hash of the bytes: a lookup is one
+// comparison, and a word that collides with another only costs an
+// allocation.
 func (d *auditDecoder) intern(b []byte) string {
 	if len(b) > maxWordLen || (len(b) > 4 && hasDigit(b)) {
 		return string(b)
 	}
-	if s, ok := d.words[string(b)]; ok {
-		return s
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
 	}
-	s := string(b)
-	if d.words == nil {
-		d.words = make(map[string]string, 64)
+	slot := &d.words[h%uint32(len(d.words))]
+	if *slot != string(b) {
+		*slot = string(b)
 	}
-	if len(d.words) < maxWords {
-		d.words[s] = s
-	}
-	return s
+	return *slot
 }
 
 func hasDigit(b []byte) bool {

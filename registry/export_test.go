@@ -102,3 +102,10 @@ func (s *Service) Snapshot(fn func(st *State)) {
 func (s *Service) Report(admissionID string, call ToolCall, status, resultHash, summary string) (ReportResult, error) {
 	return s.ReportCall(admissionID, call, status, resultHash, "")
 }
+
+// VerifyJournalGeneric is VerifyJournal with every audit line read through
+// the generic tree, as before the direct decoder: the reference the
+// direct path is compared with.
+func VerifyJournalGeneric(dir string, key *Key, anchors journal.VerifyOptions) journal.Report {
+	return verifyJournal(dir, key, anchors, false)
+}

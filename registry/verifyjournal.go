@@ -25,11 +25,19 @@ import (
 // — run as the lines arrive in file order. Leases are folded as the
 // registry folds them at start: a closed lease keeps only its summary, so
 // memory stays bounded by the leases open at once, not by the journal.
+//
+// Audit lines of the usual shape are decoded directly
+// (journal.VerifyOptions.DecodeAudit): the same checks, without the
+// generic tree.
 func VerifyJournal(dir string, key *Key, anchors journal.VerifyOptions) journal.Report {
+	return verifyJournal(dir, key, anchors, true)
+}
+
+func verifyJournal(dir string, key *Key, anchors journal.VerifyOptions, direct bool) journal.Report {
 	st := NewState()
 	var ver Verifier
 	opts := anchors
-	opts.DecodeAudit = true
+	opts.DecodeAudit = direct
 	opts.Prepare = func(k journal.Kind, jl *journal.Line) any {
 		if k != journal.Leases {
 			// An audit line is typed as it folds, on the stack: a
