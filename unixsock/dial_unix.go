@@ -29,6 +29,12 @@ func Dial(ctx context.Context, path string) (Conn, error) {
 	}
 	// The poller owns fd from here: closing f closes it.
 	f := os.NewFile(uintptr(fd), "unix:"+path)
+	if derr := f.SetDeadline(time.Time{}); derr != nil {
+		// Not in the poller: no deadline would bound a call, and a hook
+		// that outlives the client's timeout lets the call run.
+		f.Close()
+		return nil, dialError(path, derr)
+	}
 	switch {
 	case err == nil:
 		return f, nil

@@ -2,6 +2,9 @@ package main
 
 import (
 	"debug/elf"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,4 +81,74 @@ func TestHookBinaryIsStatic(t *testing.T) {
 			t.Fatalf("%s has a program interpreter (PT_INTERP): it is linked dynamically", exe)
 		}
 	}
+}
+
+// No package the hook links compiles a regular expression when the
+// program starts (a package-level regexp.MustCompile, or one in an init
+// function): every hook process would pay for it. They compile on first
+// use (sync.OnceValue), by the hook that needs one.
+func TestHookCompilesNoRegexpAtStart(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 3 || !strings.HasPrefix(f[0], "github.com/leasedeck/leasedeck/") {
+			continue
+		}
+		for _, name := range strings.Fields(f[2]) {
+			checked++
+			for _, at := range startCompiles(t, filepath.Join(f[1], name)) {
+				t.Errorf("%s: a regular expression compiled when the program starts (make it lazy: sync.OnceValue)", at)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d files checked", checked)
+	}
+}
+
+// startCompiles lists the regexp compilations in a file's package-level
+// variables and init functions.
+func startCompiles(t *testing.T, path string) []string {
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	look := func(n ast.Node) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			if _, ok := n.(*ast.FuncLit); ok {
+				return false // runs when called, not at start
+			}
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, isIdent := sel.X.(*ast.Ident); isIdent && x.Name == "regexp" && strings.Contains(sel.Sel.Name, "Compile") {
+				found = append(found, fset.Position(call.Pos()).String())
+			}
+			return true
+		})
+	}
+	for _, d := range file.Decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			if d.Tok == token.VAR {
+				look(d)
+			}
+		case *ast.FuncDecl:
+			if d.Name.Name == "init" && d.Recv == nil {
+				look(d.Body)
+			}
+		}
+	}
+	return found
 }

@@ -229,13 +229,15 @@ func TestSquatterOnTheSocketIsNotBelieved(t *testing.T) {
 		w.serve()
 		w.stop()
 		w.squat(takeLock)
-		start := time.Now()
-		d, r := decision(t, w.hook("claude-code", w.bash("sudo rm -rf /", "")))
-		if d != "deny" || !strings.Contains(r, "not the workspace's registry") {
-			t.Fatalf("lock %v: squatter's answer believed: %s %s", takeLock, d, r)
-		}
-		if took := time.Since(start); took > 5*time.Second {
-			t.Errorf("lock %v: deny took %v", takeLock, took)
+		for _, exe := range hookPrograms() {
+			start := time.Now()
+			d, r := decision(t, w.hookOn(exe, "claude-code", w.bash("sudo rm -rf /", "")))
+			if d != "deny" || !strings.Contains(r, "not the workspace's registry") {
+				t.Fatalf("%s, lock %v: squatter's answer believed: %s %s", filepath.Base(exe), takeLock, d, r)
+			}
+			if took := time.Since(start); took > 5*time.Second {
+				t.Errorf("%s, lock %v: deny took %v", filepath.Base(exe), takeLock, took)
+			}
 		}
 		if res := w.run("", "approvals"); res.code != exitUnreachable || !strings.Contains(res.stderr, "nothing was sent") {
 			t.Errorf("lock %v: operator command against a squatter: %+v", takeLock, res)
@@ -298,22 +300,25 @@ func TestUnansweredHookSaysWhy(t *testing.T) {
 			if c.name != "not running" {
 				w.squatAs(c.lock, c.manner)
 			}
-			start := time.Now()
-			r := w.run(w.bash("ls", ""), "hook", "claude-code", "--workspace", w.dir, "--timeout", "6")
-			took := time.Since(start)
-			d, reason := decision(t, r)
-			if d != "deny" || took > 6*time.Second {
-				t.Fatalf("%s: %s after %v: %s", c.name, d, took, reason)
-			}
-			t.Logf("after %v: %s", took.Round(time.Millisecond), reason)
-			for _, s := range c.want {
-				if !strings.Contains(reason, s) {
-					t.Errorf("%s: reason lacks %q: %s", c.name, s, reason)
+			for _, exe := range hookPrograms() {
+				prog := filepath.Base(exe)
+				start := time.Now()
+				r := w.runExe(exe, w.bash("ls", ""), "hook", "claude-code", "--workspace", w.dir, "--timeout", "6")
+				took := time.Since(start)
+				d, reason := decision(t, r)
+				if d != "deny" || took > 6*time.Second {
+					t.Fatalf("%s: %s: %s after %v: %s", prog, c.name, d, took, reason)
 				}
-			}
-			for _, s := range c.never {
-				if strings.Contains(reason, s) {
-					t.Errorf("%s: reason says %q: %s", c.name, s, reason)
+				t.Logf("%s after %v: %s", prog, took.Round(time.Millisecond), reason)
+				for _, s := range c.want {
+					if !strings.Contains(reason, s) {
+						t.Errorf("%s: %s: reason lacks %q: %s", prog, c.name, s, reason)
+					}
+				}
+				for _, s := range c.never {
+					if strings.Contains(reason, s) {
+						t.Errorf("%s: %s: reason says %q: %s", prog, c.name, s, reason)
+					}
 				}
 			}
 		})
@@ -323,11 +328,17 @@ func TestUnansweredHookSaysWhy(t *testing.T) {
 // A hook that starts while the registry restarts waits for it (within its
 // deadline) instead of denying at once.
 func TestHookWaitsForARestartingRegistry(t *testing.T) {
+	for _, exe := range hookPrograms() {
+		t.Run(filepath.Base(exe), func(t *testing.T) { hookWaitsForARestartingRegistry(t, exe) })
+	}
+}
+
+func hookWaitsForARestartingRegistry(t *testing.T, exe string) {
 	w := newWorkspace(t)
 	w.serve()
 	w.stop()
 	// The hook starts first, finds no socket, and waits.
-	cmd := exec.Command(binary, "hook", "claude-code", "--workspace", w.dir, "--timeout", "20")
+	cmd := exec.Command(exe, "hook", "claude-code", "--workspace", w.dir, "--timeout", "20")
 	var out strings.Builder
 	cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stdout = w.dir, w.env, strings.NewReader(w.bash("ls", "")), &out
 	if err := cmd.Start(); err != nil {
