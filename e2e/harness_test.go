@@ -512,6 +512,31 @@ func (e *env) leases() []registry.LeaseView {
 	return out
 }
 
+// waitLeasesEnded waits, within d, until no lease of runtime agent is
+// live (agent "" for every lease): the registry ends a session whose
+// client sends no session end when the client process exits, a moment
+// after the run returns.
+func (e *env) waitLeasesEnded(agent string, d time.Duration) {
+	e.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		var live []string
+		for _, l := range e.leases() {
+			if l.Live && (agent == "" || l.RuntimeAgent == agent) {
+				live = append(live, l.ID+" "+l.Agent)
+			}
+		}
+		if len(live) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Errorf("%d lease(s) still live %s after the client exited: %v", len(live), d, live)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // journal returns the journal files' contents by name.
 func (e *env) journal() map[string]string {
 	e.t.Helper()

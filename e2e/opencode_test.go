@@ -162,6 +162,8 @@ func TestOpenCodeTask(t *testing.T) {
 	if exists(e.path("pwned.txt")) {
 		t.Error("the subagent's sudo ran")
 	}
+	// OpenCode sends no session end: the leases end when it exits.
+	e.waitLeasesEnded("", 15*time.Second)
 	var parent, child int
 	leases := e.leases()
 	for _, l := range leases {

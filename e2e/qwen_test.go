@@ -28,10 +28,10 @@ var qwenDialect = dialect{
 		return fakemodel.Call{Name: "run_shell_command", Input: map[string]any{"command": cmd}}
 	},
 	gateEvent: "PreToolUse",
-	// A headless run fires no SessionEnd (clients-more §1.3), so the
-	// session's lease stays open until it expires.
-	lifecycle: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"},
-	openLease: true,
+	// A headless run fires no SessionEnd (clients-more §1.3): the
+	// registry ends the session's lease when the qwen process exits.
+	lifecycle:  []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"},
+	endsAtExit: true,
 }
 
 // qwenVars writes the user settings that point Qwen Code at the fake Chat

@@ -168,6 +168,9 @@ func (h *Handler) opAdmit(_ context.Context, c *call, p *wire.AdmitParams) (wire
 	if err != nil && !res.Allowed && res.Reason == "" {
 		return wire.AdmitResult{}, mapErr(err)
 	}
+	if err == nil && res.Allowed && p.ParentSession == "" {
+		h.svc.watchClient(p.Client, p.Session, c.peer)
+	}
 	return admitOut(res), nil
 }
 

@@ -90,6 +90,9 @@ type Service struct {
 	asks    askCounter // approval requests waiting under each lease
 
 	runs runBook // confined runs (confined.go)
+	// clients are the client processes watched for sessions that get no
+	// session end (clientwatch.go).
+	clients clientWatch
 
 	foldErr  error // set when replay found records that do not fold
 	stop     chan struct{}
@@ -207,6 +210,7 @@ func (s *Service) Close() error {
 	s.once.Do(func() {
 		close(s.stop)
 		<-s.done
+		s.clients.close()
 		s.stopSnapshots()
 		s.closeErr = s.w.Close()
 	})
