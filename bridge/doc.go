@@ -4,8 +4,11 @@
 // answer back in the client's own format and exit-code convention.
 //
 // This half of the package is pure: it parses, maps, redacts, summarises
-// and renders, and it merges hook settings files, but it never opens a
-// socket or touches the registry. A hook invocation is wired as
+// and renders, but it never opens a socket or touches the registry.
+// Writing and reading back the clients' hook settings is package
+// bridge/setup's, so the hook path (package hookrun, the lean
+// leasedeck-hook binary) links neither it nor its shell parser. A hook
+// invocation is wired as
 //
 //	a, _ := bridge.AdapterFor("claude-code")
 //	ev, err := a.Parse(stdin)
