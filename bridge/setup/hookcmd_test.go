@@ -40,7 +40,7 @@ func TestParseHookCommand(t *testing.T) {
 
 // What install writes reads back as itself, whatever the paths hold.
 func TestFormatParseRoundTrip(t *testing.T) {
-	for _, p := range []string{"/usr/bin/leasedeck", "/opt/a b/leasedeck", "/x/it's", `/x/"q"`, "/x/$HOME", "/x/*", "/x/~a"} {
+	for _, p := range []string{"/usr/bin/leasedeck", "/usr/bin/leasedeck-hook", "/opt/a b/leasedeck", "/x/it's", `/x/"q"`, "/x/$HOME", "/x/*", "/x/~a"} {
 		cmd := FormatHookCommand(p, "claude-code", p+"/ws", 150)
 		got, ok := ParseHookCommand(cmd)
 		if !ok || got != (HookCommand{p, "claude-code", p + "/ws", 150}) {
@@ -68,12 +68,13 @@ func FuzzParseHookCommand(f *testing.F) {
 func TestOwner(t *testing.T) {
 	o := Owner{Client: "claude-code", Workspace: "/src/shop", Commands: []string{"leasedeck hook claude-code --timeout 150"}}
 	cases := map[string]bool{
-		"leasedeck hook claude-code --timeout 150":                               true, // an exact older form
-		"/moved/leasedeck hook claude-code --workspace /src/shop --timeout 999":  true, // pinned here
-		"/moved/leasedeck hook claude-code --workspace /src/shop/ --timeout 999": true,
-		"/moved/leasedeck hook claude-code --workspace /src/other --timeout 150": false, // another workspace's
-		"/opt/leasedeck hook claude-code --timeout 150":                          false, // unpinned, another binary
-		"/moved/leasedeck hook codex --workspace /src/shop --timeout 150":        false, // another client's
+		"leasedeck hook claude-code --timeout 150":                                 true, // an exact older form
+		"/moved/leasedeck hook claude-code --workspace /src/shop --timeout 999":    true, // pinned here
+		"/moved/leasedeck hook claude-code --workspace /src/shop/ --timeout 999":   true,
+		"/bin/leasedeck-hook hook claude-code --workspace /src/shop --timeout 150": true,  // the lean binary, pinned here
+		"/moved/leasedeck hook claude-code --workspace /src/other --timeout 150":   false, // another workspace's
+		"/opt/leasedeck hook claude-code --timeout 150":                            false, // unpinned, another binary
+		"/moved/leasedeck hook codex --workspace /src/shop --timeout 150":          false, // another client's
 		"my-own-check": false,
 		"/moved/leasedeck hook claude-code --workspace /src/shop && my-own-check": false,
 	}
