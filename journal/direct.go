@@ -34,7 +34,9 @@ import (
 
 // AuditFields is an audit event decoded directly from its line: the
 // members audit-event.schema.json names, with actor and details as the
-// flat lists of scalars they are. seq, prev and mac are not part of it.
+// flat lists of scalars they are, in the line's order. seq, prev and mac
+// are not part of it. A string member that is absent and one that holds
+// "" read the same, as in record.Audit.
 type AuditFields struct {
 	SchemaVersion, Timestamp, EventID, EventType  string
 	SessionID, RequestID, SpecSlug, TaskID, Phase string
