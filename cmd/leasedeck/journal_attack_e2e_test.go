@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/registry/wire"
 )
 
@@ -175,5 +178,72 @@ func TestJournalPubkeyProof(t *testing.T) {
 	os.WriteFile(filepath.Join(dst, "leases.jsonl"), bytes.Replace(b, []byte("end to end"), []byte("end to End"), 1), 0o600)
 	if r := w.run("", "journal", "verify", "--pubkey", key, dst); r.code != 1 || !strings.Contains(r.stdout, "checkpoint") {
 		t.Fatalf("third-party verify of an edited journal: %+v", r)
+	}
+}
+
+// An agent that has read the HMAC key (it runs as the same user) rewrites
+// the registry's last gate line with a second event_type, re-MAC'd and
+// re-chained: a reader that took the last of two members would see a
+// denial where the registry allowed, or the reverse. The journal's direct
+// decoder declines a duplicate like anything unusual, and the generic
+// parser refuses it: verify names the line, and the registry refuses to
+// serve on it.
+func TestAttackDuplicateMemberWithTheKey(t *testing.T) {
+	w := newWorkspace(t)
+	w.serve()
+	lease := w.issue(w.writeManifest("agent", 50, nil), "")
+	if ok, r := w.allowedNow(lease); !ok {
+		t.Fatalf("before the attack: %+v", r)
+	}
+	w.stop()
+	keyText, err := os.ReadFile(filepath.Join(w.stateDir(), "key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := registry.ParseKeyHex(string(keyText))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := w.journalFile("audit.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	at := -1
+	for i, l := range lines {
+		if bytes.Contains(l, []byte(`"event_type":"leasedeck.gate.allowed"`)) {
+			at = i
+		}
+	}
+	if at < 0 {
+		t.Fatalf("no gate line in the audit journal:\n%s", data)
+	}
+	lines[at] = bytes.Replace(lines[at], []byte(`{`), []byte(`{"event_type":"leasedeck.gate.denied",`), 1)
+	var prev [32]byte
+	if at > 0 {
+		prev = sha256.Sum256(lines[at-1])
+	}
+	mac := hmac.New(sha256.New, key)
+	for i := at; i < len(lines); i++ {
+		l := lines[i]
+		body := l[:bytes.Index(l, []byte(`,"prev":"`))] // the record and its seq
+		signed := fmt.Appendf(nil, `%s,"prev":"%x"`, body, prev)
+		mac.Reset()
+		mac.Write(signed)
+		lines[i] = fmt.Appendf(nil, `%s,"mac":"%x"}`, signed, mac.Sum(nil))
+		prev = sha256.Sum256(lines[i])
+	}
+	if err := os.WriteFile(path, append(bytes.Join(lines, []byte("\n")), '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := w.run("", "journal", "verify")
+	if r.code != 1 || !strings.Contains(r.stdout, fmt.Sprintf("audit.jsonl line %d: not JSON: ", at+1)) ||
+		!strings.Contains(r.stdout, `duplicate member name "event_type"`) {
+		t.Fatalf("verify of the rewritten line: %+v", r)
+	}
+	w.serve()
+	if ok, r := w.allowedNow(lease); ok {
+		t.Fatalf("the registry allows on a journal with a rewritten line: %+v", r)
 	}
 }
