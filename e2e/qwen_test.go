@@ -140,3 +140,58 @@ func TestQwenCodeHungRegistry(t *testing.T) {
 	qwen := client(t, qwenClient)
 	hungRegistry(t, qwenDialect, "qwen-code", qwen, qwenVars, func(prompt string) []string { return []string{"-p", prompt, "--yolo"} })
 }
+
+// TestQwenCodeSubagent: Qwen Code's agent tool runs a subagent whose hook
+// payloads carry its agent_id; it gets a child lease narrowed from the
+// session's, its calls are gated (its sudo refused, its allowed write
+// done), and every lease ends when the headless run's process exits.
+func TestQwenCodeSubagent(t *testing.T) {
+	requireClientE2E(t, "qwen")
+	qwen := client(t, qwenClient)
+	e := governedWorkspace(t, "qwen-code")
+	e.install("qwen-code")
+	srv := fakemodel.NewChat(
+		fakemodel.Script{Name: "main", Steps: []fakemodel.Step{
+			{Calls: []fakemodel.Call{{Name: "agent", Input: map[string]any{"description": "write a file",
+				"prompt": "Write the file. " + fakemodel.Marker("child"), "subagent_type": "general-purpose"}}}},
+			{Text: "All done."},
+		}},
+		fakemodel.Script{Name: "child", Steps: []fakemodel.Step{
+			{Calls: []fakemodel.Call{qwenDialect.write(e, "src/from_agent.txt", "agent")}},
+			{Calls: []fakemodel.Call{qwenDialect.shell("sudo touch pwned.txt")}},
+			{Text: "Child done."},
+		}})
+	defer srv.Close()
+	run := e.runClient(4*time.Minute, qwenVars(e, srv.URL), qwen, "-p", "Delegate. "+fakemodel.Marker("main"), "--yolo")
+	t.Logf("qwen -p: exit %d in %s", run.code, run.took.Round(time.Millisecond))
+	if run.code != 0 || !strings.Contains(run.stdout, "All done.") {
+		t.Fatalf("qwen -p: exit %d\nstdout: %s\nstderr: %s", run.code, tail(run.stdout, 3000), tail(run.stderr, 3000))
+	}
+	if b, err := os.ReadFile(e.path("src/from_agent.txt")); err != nil || string(b) != "agent\n" {
+		t.Errorf("the subagent's allowed write did not happen: %v %q", err, b)
+	}
+	if rs, ok := srv.ResultsAfter("child", 1); !ok || len(rs) != 1 || !contains(rs[0].Text, "command sudo is denied") {
+		t.Errorf("the subagent's sudo: %v %+v", ok, rs)
+	}
+	if exists(e.path("pwned.txt")) {
+		t.Error("the subagent's sudo ran")
+	}
+	e.waitLeasesEnded("", 15*time.Second)
+	var parent, child int
+	leases := e.leases()
+	for _, l := range leases {
+		t.Logf("lease %s parent %q %s %q", l.ID, l.ParentID, l.Status, l.Agent)
+		if l.ParentID == "" {
+			parent++
+			for _, c := range leases {
+				if c.ParentID == l.ID {
+					child++
+				}
+			}
+		}
+	}
+	if parent != 1 || child != 1 {
+		t.Errorf("want one session lease with one child lease for the subagent, got %d and %d", parent, child)
+	}
+	e.checkJournal("Write the file", "Delegate")
+}
