@@ -41,6 +41,9 @@ var ImplicitProtectedWrites = []string{
 	".codex/**", "~/.codex/**",
 	".gemini/settings.json", "~/.gemini/settings.json",
 	".github/hooks/**", ".vscode/settings.json",
+	// Qwen Code's settings hold its hooks; Copilot CLI's user hooks are
+	// files under ~/.copilot/hooks.
+	".qwen/**", "~/.qwen/**", "~/.copilot/hooks/**",
 	// OpenCode and pi run every plugin they find in-process at start: a
 	// planted one runs outside the gate, a rewritten leasedeck one lets
 	// every call through.

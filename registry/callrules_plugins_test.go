@@ -41,3 +41,39 @@ func TestPluginDirectoriesProtected(t *testing.T) {
 		}
 	}
 }
+
+// Qwen Code's settings (its hooks) and Copilot CLI's user hook files are
+// hook settings like Claude Code's: refused whatever the policy's lists
+// say, under a lease that may write everywhere.
+func TestQwenAndCopilotHooksProtected(t *testing.T) {
+	f := newFixture(t)
+	f.svc.cfg.Calls.ProtectedWrites = nil
+	id := f.issue(agentManifest("a", 1000, permissive), "")
+	for _, c := range []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"Write", map[string]any{"file_path": ".qwen/settings.json", "content": `{"hooks":{}}`}},
+		{"Bash", map[string]any{"command": "echo '{}' > .qwen/settings.json"}},
+		{"Write", map[string]any{"file_path": "~/.qwen/settings.json", "content": `{"hooks":{}}`}},
+		{"Bash", map[string]any{"command": "rm ~/.copilot/hooks/leasedeck-copilot.json"}},
+	} {
+		a := f.gate(id, c.tool, c.input)
+		// The home's files lie outside this fixture's workspace, refused
+		// for that first; the workspace's must be refused as protected.
+		home := strings.Contains(fmtInput(c.input), "~/")
+		if a.Verdict != VerdictDeny || !home && !strings.Contains(a.Reason, "is protected") {
+			t.Errorf("%s %v: %s (%s), want refused as protected", c.tool, c.input, a.Verdict, a.Reason)
+		}
+	}
+}
+
+func fmtInput(m map[string]any) string {
+	var b strings.Builder
+	for _, v := range m {
+		if s, ok := v.(string); ok {
+			b.WriteString(s)
+		}
+	}
+	return b.String()
+}
