@@ -2,9 +2,13 @@ package e2e
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,7 +70,8 @@ func benchSteps(e *env, d dialect, name string) []fakemodel.Step {
 // TestOverhead times a 20-tool-call scripted session for each client with
 // no hooks, with a no-op hook on the same events (what any hook costs in
 // that client), and with leasedeck's hooks (for Claude Code both its
-// command hooks and its HTTP hooks, target HTTP/none ≤ 1.05×), and logs the wall-time ratio
+// command hooks and its HTTP hooks, target HTTP/none ≤ 1.05×, and the same
+// HTTP hooks answered by a server that does no work), and logs the wall-time ratio
 // of the medians (target leasedeck/none ≤ 1.2×). The order of the three
 // rotates every round so load drift hits all of them. The client process's
 // wall time is measured: start to exit, as a user sees it.
@@ -109,6 +114,11 @@ func TestOverhead(t *testing.T) {
 				}
 				sides["leasedeck-http"] = b
 				modes = append(modes, "leasedeck-http")
+				// The same HTTP hooks answered by a server that does no
+				// work: what the client itself spends on them.
+				fixed := leasedeckCommand.ReplaceAll(b, []byte(`"cat > /dev/null"`))
+				sides["fixed-http"] = hookURL.ReplaceAll(fixed, []byte(fixedAnswerServer(t)+"/"))
+				modes = append(modes, "fixed-http")
 				e.install(c.d.client, "--command-hooks")
 			} else {
 				e.install(c.d.client)
@@ -124,6 +134,10 @@ func TestOverhead(t *testing.T) {
 				t.Fatalf("no leasedeck command found in %s", installed)
 			}
 			sides["noop"], sides["leasedeck"] = noop, installed
+			// LEASEDECK_E2E_SIDES=none,leasedeck-http,… times only those.
+			if only := os.Getenv("LEASEDECK_E2E_SIDES"); only != "" {
+				modes = slices.DeleteFunc(modes, func(m string) bool { return !slices.Contains(strings.Split(only, ","), m) })
+			}
 			srv := c.server()
 			defer srv.Close()
 			vars := c.vars(e, srv.URL)
@@ -138,7 +152,13 @@ func TestOverhead(t *testing.T) {
 					}
 					name := fmt.Sprintf("bench%d_%d", i, j)
 					srv.AddScript(fakemodel.Script{Name: name, Steps: benchSteps(e, c.d, name)})
-					r := e.runClient(3*time.Minute, vars, exe, c.args("Run the bench. "+fakemodel.Marker(name))...)
+					args := c.args("Run the bench. " + fakemodel.Marker(name))
+					// LEASEDECK_E2E_DEBUG_DIR=DIR keeps Claude Code's debug log
+					// of each run (hook POSTs and answers, with timestamps).
+					if dir := os.Getenv("LEASEDECK_E2E_DEBUG_DIR"); dir != "" && c.d.client == "claude-code" {
+						args = append(args, "--debug-file", filepath.Join(dir, fmt.Sprintf("%s-%d.log", mode, i)))
+					}
+					r := e.runClient(3*time.Minute, vars, exe, args...)
 					os.WriteFile(settings, installed, 0o644)
 					if r.code != 0 || !strings.Contains(r.stdout, "Bench done.") {
 						t.Fatalf("%s %s (hooks: %s): exit %d\nstdout: %s\nstderr: %s", c.name, name, mode, r.code, tail(r.stdout, 2000), tail(r.stderr, 2000))
@@ -169,6 +189,11 @@ func TestOverhead(t *testing.T) {
 				if r := float64(mh) / float64(mo); r > 1.05 {
 					t.Logf("NOTE: %s HTTP hooks ratio %.2fx is above the 1.05x target", c.name, r)
 				}
+			}
+			if ft := took["fixed-http"]; len(ft) > 0 {
+				mf := median(ft)
+				line += fmt.Sprintf(" | the same HTTP hooks, fixed answers %7s (min %7s): fixed/none %.2fx, HTTP/fixed %.2fx",
+					ms(mf), ms(minDur(ft)), float64(mf)/float64(mo), float64(median(took["leasedeck-http"]))/float64(mf))
 			}
 			t.Log(line)
 			report = append(report, line)
@@ -206,3 +231,24 @@ func minDur(ds []time.Duration) time.Duration {
 }
 
 func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
+// hookURL is the registry's HTTP hook endpoint in an installed settings
+// file.
+var hookURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/`)
+
+// fixedAnswerServer answers Claude Code's HTTP hooks with what leasedeck
+// answers in the bench, and does nothing else: an allow for PreToolUse,
+// an empty object for the rest. Its URL, without a path.
+func fixedAnswerServer(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if strings.Contains(string(b), `"hook_event_name":"PreToolUse"`) {
+			io.WriteString(w, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"within the lease"}}`)
+			return
+		}
+		io.WriteString(w, "{}\n")
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
