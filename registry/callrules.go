@@ -71,7 +71,11 @@ const EventGateChecked = "leasedeck.gate.checked"
 
 // oversize says why a call's input is too large to read, or "".
 func oversize(call ToolCall) string {
-	parsed, content := inputSizes(call)
+	return oversizeOf(inputSizes(call))
+}
+
+// oversizeOf is oversize for the sizes inputSizes counted.
+func oversizeOf(parsed, content int) string {
 	switch {
 	case parsed > MaxCallInput:
 		return fmt.Sprintf("the tool input is over %d KiB, the most the gate reads, so it is refused unread", MaxCallInput>>10)
@@ -93,12 +97,6 @@ func inputSizes(call ToolCall) (parsed, content int) {
 		}
 	}
 	return parsed, content
-}
-
-// inputSize is all of a call's input, as inputSizes counts it.
-func inputSize(call ToolCall) int {
-	parsed, content := inputSizes(call)
-	return parsed + content
 }
 
 func isFileTool(tool string) bool {
@@ -155,42 +153,50 @@ func (s *Service) factsOf(call ToolCall) callFacts {
 
 // factsOf derives the facts of a call made in workspace under these rules.
 func (r CallRules) factsOf(workspace string, call ToolCall) callFacts {
-	f := callFacts{tooBig: oversize(call)}
+	parsed, content := inputSizes(call)
+	f := callFacts{tooBig: oversizeOf(parsed, content)}
 	f.summary = redact.Summary(call.Tool, call.Input, 200)
 	if f.tooBig != "" {
 		return f
-	}
-	scan := func() {
-		if r.PassSecrets {
-			return
-		}
-		var found []redact.Finding
-		f.masked, found = redact.RedactValue(scannedInput(call))
-		for _, fd := range found {
-			// A random-looking run (a lock file's hashes) is masked in
-			// what is shown, but holds no call by itself.
-			if fd.Credential() {
-				f.secrets = append(f.secrets, fd)
-			}
-		}
 	}
 	// The secret scan and the analysis read the input and write apart:
 	// for a large input they run side by side, so that the call's
 	// latency is the longer of the two, not their sum. A small one is
 	// not worth a goroutine.
-	if inputSize(call) < concurrentScanBytes {
-		scan()
+	if parsed+content < concurrentScanBytes {
+		f.masked, f.secrets = r.scanSecrets(call)
 		f.use, f.useErr = resources.FromToolCall(workspace, call.Tool, call.Input)
 		return f
 	}
+	var masked any
+	var secrets []redact.Finding
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		scan()
+		masked, secrets = r.scanSecrets(call)
 	}()
 	f.use, f.useErr = resources.FromToolCall(workspace, call.Tool, call.Input)
 	<-done
+	f.masked, f.secrets = masked, secrets
 	return f
+}
+
+// scanSecrets is the call's input with every secret masked, and the
+// credentials found in it; nothing when the rules let secrets pass.
+func (r CallRules) scanSecrets(call ToolCall) (any, []redact.Finding) {
+	if r.PassSecrets {
+		return nil, nil
+	}
+	masked, found := redact.RedactValue(scannedInput(call))
+	var secrets []redact.Finding
+	for _, fd := range found {
+		// A random-looking run (a lock file's hashes) is masked in
+		// what is shown, but holds no call by itself.
+		if fd.Credential() {
+			secrets = append(secrets, fd)
+		}
+	}
+	return masked, secrets
 }
 
 // concurrentScanBytes is the input size from which factsOf scans for

@@ -218,6 +218,9 @@ func hostAllowed(patterns []string, host string) bool {
 // approvalNames are the approval entries of g the call matches (its tool,
 // command:<exe> per program, host:<h> per host), sorted, without repeats.
 func approvalNames(g *Manifest, tool string, use resources.Use) []string {
+	if len(g.Approvals) == 0 {
+		return nil // nothing can match: no names to build
+	}
 	names := []string{tool}
 	for _, exe := range use.Executables {
 		names = append(names, "command:"+exe)
