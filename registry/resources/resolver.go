@@ -175,8 +175,15 @@ func resolve(raw string) (string, error) {
 func (r *pathResolver) walk(base, rest string) (string, error) {
 	rest = filepath.ToSlash(rest)
 	resolved := base
+	// While an absolute rest is walked component by component with no
+	// link, "." or ".." met, resolved is its first n bytes, and the next
+	// path is a longer prefix of it rather than a new string.
+	src, n := "", -1
 	if filepath.IsAbs(rest) || strings.HasPrefix(rest, "/") {
 		resolved = string(filepath.Separator)
+		if filepath.Separator == '/' {
+			src, n, rest = rest, 1, rest[1:]
+		}
 	}
 	links := 0
 	for rest != "" {
@@ -188,12 +195,23 @@ func (r *pathResolver) walk(base, rest string) (string, error) {
 		}
 		switch comp {
 		case "", ".":
+			n = -1
 			continue
 		case "..":
 			resolved = filepath.Dir(resolved)
+			n = -1
 			continue
 		}
-		next := joinComponent(resolved, comp)
+		var next string
+		if n >= 0 {
+			if n > 1 {
+				n++ // the slash before comp; "/" ends in its own
+			}
+			n += len(comp)
+			next = src[:n]
+		} else {
+			next = joinComponent(resolved, comp)
+		}
 		e := r.lstat(next)
 		switch {
 		case e.err != nil:
@@ -202,6 +220,7 @@ func (r *pathResolver) walk(base, rest string) (string, error) {
 			resolved = next
 			continue
 		}
+		n = -1
 		links++
 		if links > maxSymlinks {
 			return "", errors.New("too many levels of symbolic links")

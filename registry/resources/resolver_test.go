@@ -2,6 +2,7 @@ package resources
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -223,5 +224,75 @@ func TestPathResolverManyComponents(t *testing.T) {
 	}
 	if e, ok := r.entry(f.ws + "/inlink"); !ok || !e.link {
 		t.Fatalf("inlink lost in the move: %+v", e)
+	}
+}
+
+// walkReference is walk building every path it examines anew.
+func walkReference(r *pathResolver, base, rest string) (string, error) {
+	resolved := base
+	if strings.HasPrefix(rest, "/") {
+		resolved = "/"
+	}
+	links := 0
+	for rest != "" {
+		comp := rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			comp, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		switch comp {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := joinComponent(resolved, comp)
+		e := r.lstat(next)
+		switch {
+		case e.err != nil:
+			return "", e.err
+		case !e.link:
+			resolved = next
+			continue
+		}
+		if links++; links > maxSymlinks {
+			return "", fmt.Errorf("too many levels of symbolic links")
+		}
+		if filepath.IsAbs(e.target) {
+			resolved = "/"
+		}
+		if rest == "" {
+			rest = e.target
+		} else {
+			rest = e.target + "/" + rest
+		}
+	}
+	return resolved, nil
+}
+
+// An absolute path walked without a link is taken from the path itself
+// rather than built: the answers are those of building every prefix.
+func TestWalkPrefixShortcut(t *testing.T) {
+	f := newFixture(t)
+	comps := []string{"", ".", "..", "sub", "f", "inlink", "abslink", "escape", "x", "ws", "home", ".ssh"}
+	rnd := rand.New(rand.NewPCG(9, 10))
+	for range 4000 {
+		var b strings.Builder
+		b.WriteString([]string{f.root, f.ws, f.home, "/"}[rnd.IntN(4)])
+		for range 1 + rnd.IntN(5) {
+			b.WriteString("/" + comps[rnd.IntN(len(comps))])
+		}
+		if rnd.IntN(3) == 0 {
+			b.WriteString("/")
+		}
+		p := b.String()
+		var r1, r2 pathResolver
+		got, err1 := r1.walk("/", p)
+		want, err2 := walkReference(&r2, "/", p)
+		if got != want || (err1 == nil) != (err2 == nil) {
+			t.Fatalf("%s: %q %v, building every prefix %q %v", p, got, err1, want, err2)
+		}
 	}
 }
