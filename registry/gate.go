@@ -128,6 +128,17 @@ func deniedBy(g *Manifest, use resources.Use) string {
 			}
 		}
 	}
+	// A write to a directory (rm -r, mv, git clean) changes everything
+	// below it, files the agent may create there first included: a deny
+	// entry that can match a path below it refuses the write, as a
+	// protected path does.
+	for _, p := range use.Writes {
+		for _, pat := range g.Deny.Paths {
+			if resources.WriteTouches(pat, p) {
+				return fmt.Sprintf("write to %s is denied: %s can match a path below it (deny.paths)", displayPath(p), pat)
+			}
+		}
+	}
 	// A shell argument may name a file the program opens itself (cat,
 	// cp, tar): one that matches a deny entry refuses the call.
 	for _, p := range use.Mentions {

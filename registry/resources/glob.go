@@ -122,19 +122,25 @@ func MatchDenyPath(pattern string, ref PathRef) bool {
 	// Where the file system ignores case, .ENV is .env: match again with
 	// both sides folded (a wider match only ever refuses more).
 	if ref.foldWS || ref.foldHome {
-		low := PathRef{Rel: strings.ToLower(ref.Rel), lexRel: strings.ToLower(ref.lexRel), AnySuffix: ref.AnySuffix}
-		if ref.foldHome {
-			low.Home, low.lexHome = strings.ToLower(ref.Home), strings.ToLower(ref.lexHome)
-		}
-		if ref.foldWS && ref.foldHome {
-			low.Abs, low.lexAbs = strings.ToLower(ref.Abs), strings.ToLower(ref.lexAbs)
-		}
-		if !ref.foldWS {
-			low.Rel, low.lexRel = "", ""
-		}
-		return MatchDenyPath(strings.ToLower(pattern), low)
+		return MatchDenyPath(strings.ToLower(pattern), foldedRef(ref))
 	}
 	return false
+}
+
+// foldedRef is ref with the forms on a file system that ignores case
+// lowered, and the others left out.
+func foldedRef(ref PathRef) PathRef {
+	low := PathRef{Rel: strings.ToLower(ref.Rel), lexRel: strings.ToLower(ref.lexRel), AnySuffix: ref.AnySuffix, holdsWS: ref.holdsWS, holdsHome: ref.holdsHome}
+	if ref.foldHome {
+		low.Home, low.lexHome = strings.ToLower(ref.Home), strings.ToLower(ref.lexHome)
+	}
+	if ref.foldWS && ref.foldHome {
+		low.Abs, low.lexAbs = strings.ToLower(ref.Abs), strings.ToLower(ref.lexAbs)
+	}
+	if !ref.foldWS {
+		low.Rel, low.lexRel = "", ""
+	}
+	return low
 }
 
 // matchDeny is MatchDenyPath without case folding.

@@ -426,8 +426,13 @@ func expandBraces(p string, max int) []string {
 // matches: ref itself, or — when ref is a directory being replaced, moved
 // or removed — anything below it ("rm -r .git" touches .git/hooks/**).
 // Like MatchDenyPath it tries every form of ref, resolved and lexical.
+//
+// A write to the directory every path of pattern's kind lies below — the
+// home directory for "~/…", the workspace for a relative pattern, "/" for
+// an absolute one — or to a directory above it touches every such
+// pattern ("rm -rf ~" touches ~/.ssh/**, "rm -rf ." .git/hooks/**).
 func WriteTouches(pattern string, ref PathRef) bool {
-	if MatchDenyPath(pattern, ref) {
+	if MatchDenyPath(pattern, ref) || holdsPatternRoot(pattern, ref) {
 		return true
 	}
 	for i, form := range []PathRef{ref, {Rel: ref.lexRel, Home: ref.lexHome, Abs: ref.lexAbs}} {
@@ -448,7 +453,24 @@ func WriteTouches(pattern string, ref PathRef) bool {
 			return true
 		}
 	}
+	// Where the file system ignores case, SRC is src: try again with
+	// both sides folded (a wider match only ever refuses more).
+	if ref.foldWS || ref.foldHome {
+		return WriteTouches(strings.ToLower(pattern), foldedRef(ref))
+	}
 	return false
+}
+
+// holdsPatternRoot reports whether ref is, or is above, the directory
+// every path pattern can match lies below.
+func holdsPatternRoot(pattern string, ref PathRef) bool {
+	switch {
+	case pattern == "~" || strings.HasPrefix(pattern, "~/"):
+		return ref.holdsHome || ref.Home == "~" || ref.lexHome == "~"
+	case strings.HasPrefix(pattern, "/"):
+		return ref.Abs == "/" || ref.lexAbs == "/"
+	}
+	return ref.holdsWS || ref.Rel == "." || ref.lexRel == "."
 }
 
 // belowTarget is matchDenyPattern's choice for a write to the directory

@@ -38,6 +38,10 @@ type PathRef struct {
 	// foldWS and foldHome: the workspace's and the home directory's file
 	// systems ignore case (macOS by default), so .ENV is .env there.
 	foldWS, foldHome bool
+	// holdsWS and holdsHome: the path (resolved or as spelled) is the
+	// workspace or the home directory, or a directory above it, so a
+	// write there changes every path below them (WriteTouches).
+	holdsWS, holdsHome bool
 }
 
 // maxSymlinks bounds symbolic-link expansion, as the kernel's ELOOP does.

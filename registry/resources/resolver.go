@@ -157,7 +157,9 @@ func (r *pathResolver) resolve(p string) (PathRef, error) {
 			ref.foldHome = r.foldHome
 		}
 		ref.lexHome = homeForm(r.cleanHome, lexAbs)
+		ref.holdsHome = r.homeResErr == nil && holds(abs, r.homeRes) || holds(lexAbs, r.cleanHome)
 	}
+	ref.holdsWS = holds(abs, r.ws) || holds(lexAbs, r.cleanWS)
 	return ref, nil
 }
 
@@ -331,4 +333,10 @@ func isJoin(s, dir, p string) bool {
 		return len(s) == 1+len(p) && s[0] == '/' && s[1:] == p
 	}
 	return len(s) == len(dir)+1+len(p) && strings.HasPrefix(s, dir) && s[len(dir)] == '/' && strings.HasSuffix(s, p)
+}
+
+// holds reports whether the directory dir is p or a directory above it.
+func holds(dir, p string) bool {
+	_, ok := relTo(dir, p)
+	return ok
 }
