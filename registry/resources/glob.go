@@ -130,7 +130,7 @@ func MatchDenyPath(pattern string, ref PathRef) bool {
 // foldedRef is ref with the forms on a file system that ignores case
 // lowered, and the others left out.
 func foldedRef(ref PathRef) PathRef {
-	low := PathRef{Rel: strings.ToLower(ref.Rel), lexRel: strings.ToLower(ref.lexRel), AnySuffix: ref.AnySuffix, holdsWS: ref.holdsWS, holdsHome: ref.holdsHome}
+	low := PathRef{Rel: strings.ToLower(ref.Rel), lexRel: strings.ToLower(ref.lexRel), AnySuffix: ref.AnySuffix, holdsWS: ref.holdsWS, holdsHome: ref.holdsHome, dir: ref.dir}
 	if ref.foldHome {
 		low.Home, low.lexHome = strings.ToLower(ref.Home), strings.ToLower(ref.lexHome)
 	}

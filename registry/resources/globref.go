@@ -452,6 +452,11 @@ func WriteTouches(pattern string, ref PathRef) bool {
 		if globsIntersect(d, escapeGlob(dir)+"/**") {
 			return true
 		}
+		// An existing directory holds files at every depth: removed or
+		// moved, each of them is written ("rm -rf src" against **/.env).
+		if ref.dir && matchesBelow(d, dir) {
+			return true
+		}
 	}
 	// Where the file system ignores case, SRC is src: try again with
 	// both sides folded (a wider match only ever refuses more).

@@ -75,10 +75,16 @@ var protectedTestPatterns = []string{".leasedeck/**", ".claude/settings*.json", 
 // writeTouchesReference is WriteTouches as it was before the prefix test,
 // the remembered witnesses and the skipped duplicate form: every form of
 // ref, every witness of both patterns. The rules added since (a write to
-// a pattern's root, case folding) are the same on both sides.
+// a pattern's root, below an existing directory at any depth, case
+// folding) are the same on both sides.
 func writeTouchesReference(pattern string, ref PathRef) bool {
 	if MatchDenyPath(pattern, ref) || holdsPatternRoot(pattern, ref) {
 		return true
+	}
+	for _, form := range []PathRef{ref, {Rel: ref.lexRel, Home: ref.lexHome, Abs: ref.lexAbs}} {
+		if d, dir := belowTarget(pattern, form); ref.dir && form.Abs != "" && dir != "" && matchesBelow(d, dir) {
+			return true
+		}
 	}
 	if ref.foldWS || ref.foldHome {
 		if writeTouchesReference(strings.ToLower(pattern), foldedRef(ref)) {

@@ -7,13 +7,13 @@ import (
 	"os"
 )
 
-// lstatLink reports whether p is a symbolic link.
-func lstatLink(p string) (bool, error) {
+// lstatKind reports whether p is a symbolic link or a directory.
+func lstatKind(p string) (link, dir bool, err error) {
 	fi, err := os.Lstat(p)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	return fi.Mode()&fs.ModeSymlink != 0, nil
+	return fi.Mode()&fs.ModeSymlink != 0, fi.IsDir(), nil
 }
 
 // sameFile reports whether both paths exist (links followed) and are one

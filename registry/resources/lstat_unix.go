@@ -7,10 +7,10 @@ import (
 	"syscall"
 )
 
-// lstatLink reports whether p is a symbolic link, with lstat(2) straight
-// from the syscall package: os.Lstat would build a FileInfo the caller
-// does not use.
-func lstatLink(p string) (bool, error) {
+// lstatKind reports whether p is a symbolic link or a directory, with
+// lstat(2) straight from the syscall package: os.Lstat would build a
+// FileInfo the caller does not use.
+func lstatKind(p string) (link, dir bool, err error) {
 	var st syscall.Stat_t
 	for {
 		err := syscall.Lstat(p, &st)
@@ -18,9 +18,10 @@ func lstatLink(p string) (bool, error) {
 			continue
 		}
 		if err != nil {
-			return false, &os.PathError{Op: "lstat", Path: shorten(p), Err: err}
+			return false, false, &os.PathError{Op: "lstat", Path: shorten(p), Err: err}
 		}
-		return st.Mode&syscall.S_IFMT == syscall.S_IFLNK, nil
+		kind := st.Mode & syscall.S_IFMT
+		return kind == syscall.S_IFLNK, kind == syscall.S_IFDIR, nil
 	}
 }
 

@@ -42,6 +42,9 @@ type PathRef struct {
 	// workspace or the home directory, or a directory above it, so a
 	// write there changes every path below them (WriteTouches).
 	holdsWS, holdsHome bool
+	// dir: the resolved path is an existing directory, so a write there
+	// (rm -r, mv, git clean) changes whatever lies below it at any depth.
+	dir bool
 }
 
 // maxSymlinks bounds symbolic-link expansion, as the kernel's ELOOP does.

@@ -49,6 +49,7 @@ type seenEntry struct {
 type pathEntry struct {
 	missing bool
 	link    bool
+	dir     bool
 	target  string
 	err     error
 }
@@ -160,6 +161,15 @@ func (r *pathResolver) resolve(p string) (PathRef, error) {
 		ref.holdsHome = r.homeResErr == nil && holds(abs, r.homeRes) || holds(lexAbs, r.cleanHome)
 	}
 	ref.holdsWS = holds(abs, r.ws) || holds(lexAbs, r.cleanWS)
+	// The walk looked at abs's last component (unless abs is "/" or was
+	// reached by ".." alone): whether it is a directory costs nothing more.
+	if e, ok := r.entry(abs); ok {
+		ref.dir = e.dir
+	} else if abs == string(filepath.Separator) || abs == r.ws {
+		ref.dir = true
+	} else {
+		ref.dir = r.lstat(abs).dir
+	}
 	return ref, nil
 }
 
@@ -258,7 +268,8 @@ func (r *pathResolver) lstat(p string) pathEntry {
 		return e
 	}
 	var e pathEntry
-	isLink, err := lstatLink(p)
+	isLink, isDir, err := lstatKind(p)
+	e.dir = isDir
 	switch {
 	case err != nil && isMissing(err):
 		e.missing = true

@@ -116,3 +116,76 @@ func TestWriteTouchesRootsApart(t *testing.T) {
 		}
 	}
 }
+
+func TestMatchesBelow(t *testing.T) {
+	for _, c := range []struct {
+		pattern, dir string
+		want         bool
+	}{
+		{"**/.env", "src", true},
+		{"**/.env", "src/a/b", true},
+		{"*/.env", "src", true},
+		{"*/.env", "src/a", false},
+		{"src/**/key", "src", true},
+		{"src/**/key", "src/a/b", true},
+		{"src/secret/**", "src", true},
+		{"src/secret/**", "src/secret", true},
+		{"src/secret/**", "src/lib", false},
+		{"src/secret", "src/secret", false},
+		{"lib/**", "src", false},
+		{"{lib,src}/x", "src", true},
+		{"{lib,dist}/x", "src", false},
+		{".env", "src", false},
+		{"*.pem", "src", false},
+		{"**/*.pem", "node_modules/x", true},
+		{"[", "src", true},
+	} {
+		if got := matchesBelow(c.pattern, c.dir); got != c.want {
+			t.Errorf("matchesBelow(%q, %q) = %v, want %v", c.pattern, c.dir, got, c.want)
+		}
+	}
+}
+
+// A pattern that matches at any depth ("**/.env", "*/.env") is touched by
+// a write to an existing directory that may hold such a file, and by no
+// write of a single file.
+func TestWriteTouchesAnyDepthBelowADirectory(t *testing.T) {
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"src/lib", "dist"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "src", "a.go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("src", filepath.Join(ws, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	patterns := []string{"**/.env", "*/.env", "**/*.pem"}
+	for _, c := range []struct {
+		line    string
+		touches bool
+	}{
+		{"rm -rf src", true},
+		{"rm -rf alias/", true},
+		{"rm -rf src/lib", true},
+		{"mv dist out", true},
+		{"git clean -fdx dist", true},
+		{"find src -delete", true},
+		{"rm src/a.go", false},
+		{"echo x > src/a.go", false},
+		{"echo x > src/new.go", false},
+		{"rm -rf build", false},
+	} {
+		t.Run(c.line, func(t *testing.T) {
+			got := writeTouchesAny(t, ws, c.line, patterns)
+			if (got != "") != c.touches {
+				t.Fatalf("%s touches %q, want touching: %v", c.line, got, c.touches)
+			}
+		})
+	}
+}
