@@ -50,3 +50,43 @@ func TestDenyPathsBelowAWrite(t *testing.T) {
 		})
 	}
 }
+
+// The same through the service's Gate, as the hook asks it: a lease that
+// denies src/secret/** and **/.env refuses every line that removes or
+// moves a directory such a path lies below, and lets the others run.
+func TestGateRefusesAWriteAboveADeniedPath(t *testing.T) {
+	f := newFixture(t)
+	for _, d := range []string{"src/secret", "src/lib"} {
+		if err := os.MkdirAll(filepath.Join(f.dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, "src", "a.go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id := f.issue(agentManifest("above", 100, func(m map[string]any) {
+		m["deny"] = map[string]any{"commands": []any{}, "paths": []any{"src/secret/**", "**/.env"}, "hosts": []any{}}
+		m["approvals"] = []any{}
+	}), "")
+	for _, c := range []struct {
+		line string
+		want Verdict
+	}{
+		{"rm -rf src", VerdictDeny},
+		{"rm -rf src/secret", VerdictDeny},
+		{"git clean -fdx src", VerdictDeny},
+		{"rm -rf src/lib", VerdictDeny},
+		{"rm -rf .", VerdictDeny},
+		{"rm -rf src/build", VerdictAllow},
+		{"rm src/a.go", VerdictAllow},
+		{"echo x > src/a.go", VerdictAllow},
+	} {
+		got := f.gate(id, "Bash", map[string]any{"command": c.line})
+		if got.Verdict != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.line, got.Verdict, got.Reason, c.want)
+		}
+		if c.want == VerdictDeny && c.line != "rm -rf ." && !strings.Contains(got.Reason, "deny.paths") {
+			t.Errorf("%s: refused for another reason: %s", c.line, got.Reason)
+		}
+	}
+}
