@@ -133,6 +133,11 @@ func deniedBy(g *Manifest, use resources.Use) string {
 	// entry that can match a path below it refuses the write, as a
 	// protected path does.
 	for _, p := range use.Writes {
+		if p.Inside && p.Rel == "." {
+			// Refused whatever the lists say (outsideAllow): the plainer
+			// reason for the human than the first deny entry below it.
+			return workspaceItself(p)
+		}
 		for _, pat := range g.Deny.Paths {
 			if resources.WriteTouches(pat, p) {
 				return fmt.Sprintf("write to %s is denied: %s can match a path below it (deny.paths)", displayPath(p), pat)
@@ -165,6 +170,11 @@ func deniedBy(g *Manifest, use resources.Use) string {
 	return ""
 }
 
+// workspaceItself is the reason a write to the workspace root is refused.
+func workspaceItself(p resources.PathRef) string {
+	return fmt.Sprintf("the call would modify the workspace itself (%s), not a path inside it", p.Abs)
+}
+
 // outsideAllow names the first resource of use that the allow lists of g
 // do not cover (every path inside the workspace and inside an allowed
 // glob, every host and executable listed), or returns "".
@@ -174,7 +184,7 @@ func outsideAllow(g *Manifest, use resources.Use) string {
 			return fmt.Sprintf("write to %s escapes the workspace", displayPath(p))
 		}
 		if p.Rel == "." {
-			return fmt.Sprintf("the call would modify the workspace itself (%s), not a path inside it", p.Abs)
+			return workspaceItself(p)
 		}
 		if !matchAny(g.Allow.WritePaths, p.Rel) {
 			return fmt.Sprintf("write to %s is outside allow.write_paths (%s)", p.Rel, listOrNone(g.Allow.WritePaths))
