@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -119,7 +120,13 @@ var eventNameRe = lazyRegexp(`"(?:hook_event_name|hookEventName)"\s*:\s*"([A-Za-
 // sniffEvent recovers the event name from a payload too broken to parse, so
 // that a broken PreToolUse still fails closed.
 func sniffEvent(client string, specs []EventSpec, stdin []byte) *Event {
-	m := eventNameRe().FindSubmatch(stdin)
+	return sniffEventWith(eventNameRe(), client, specs, stdin)
+}
+
+// sniffEventWith is sniffEvent with the pattern whose first group is the
+// event's name (plugin payloads name theirs with dots).
+func sniffEventWith(re *regexp.Regexp, client string, specs []EventSpec, stdin []byte) *Event {
+	m := re.FindSubmatch(stdin)
 	if m == nil {
 		return nil
 	}

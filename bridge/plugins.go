@@ -52,7 +52,7 @@ type pluginTranslate func(native string, in map[string]any, cwd string) (*ToolCa
 func parsePlugin(client string, specs []EventSpec, observed map[string]bool, translate pluginTranslate, stdin []byte) (*Event, error) {
 	p, err := decodePayload(client, stdin)
 	if err != nil {
-		return sniffPluginEvent(client, specs, stdin), err
+		return sniffEventWith(pluginEventRe(), client, specs, stdin), err
 	}
 	ev, spec, known, err := eventHead(p, client, specs, observed, "hook_event_name")
 	if !known {
@@ -115,20 +115,6 @@ func parsePluginAgent(p *payload, ev *Event) error {
 }
 
 var pluginEventRe = lazyRegexp(`"hook_event_name"\s*:\s*"([A-Za-z_.]+)"`)
-
-// sniffPluginEvent recovers the event name from a payload too broken to
-// parse, so that a broken tool call still fails closed.
-func sniffPluginEvent(client string, specs []EventSpec, stdin []byte) *Event {
-	m := pluginEventRe().FindSubmatch(stdin)
-	if m == nil {
-		return nil
-	}
-	ev := &Event{Client: client, Native: string(m[1])}
-	if s, ok := specOf(specs, ev.Native); ok {
-		ev.Op, ev.Gate = s.Op, s.Gate
-	}
-	return ev
-}
 
 func parsePluginTool(p *payload, ev *Event, translate pluginTranslate) error {
 	native, err := p.need("tool_name")
