@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/e2e/fakemodel"
+	"github.com/leasedeck/leasedeck/registry"
 )
 
 var opencodeClient = npmClient{Pkg: "opencode-ai", Version: "1.18.33", Bin: "opencode"}
@@ -153,33 +154,8 @@ func TestOpenCodeTask(t *testing.T) {
 	if run.code != 0 || !strings.Contains(run.stdout, "All done.") {
 		t.Fatalf("opencode run: exit %d\nstdout: %s\nstderr: %s", run.code, tail(run.stdout, 3000), tail(run.stderr, 3000))
 	}
-	if b, err := os.ReadFile(e.path("src/from_task.txt")); err != nil || string(b) != "task\n" {
-		t.Errorf("the subagent's allowed write did not happen: %v %q", err, b)
-	}
-	if rs, ok := srv.ResultsAfter("child", 1); !ok || len(rs) != 1 || !contains(rs[0].Text, "command sudo is denied") {
-		t.Errorf("the subagent's sudo: %v %+v", ok, rs)
-	}
-	if exists(e.path("pwned.txt")) {
-		t.Error("the subagent's sudo ran")
-	}
 	// OpenCode sends no session end: the leases end when it exits.
-	e.waitLeasesEnded("", 15*time.Second)
-	var parent, child int
-	leases := e.leases()
-	for _, l := range leases {
-		t.Logf("lease %s parent %q %s %q", l.ID, l.ParentID, l.Status, l.Agent)
-		if l.Agent == "opencode session" && l.ParentID == "" {
-			parent++
-			for _, c := range leases {
-				if c.ParentID == l.ID && strings.Contains(c.Agent, "task") {
-					child++
-				}
-			}
-		}
-	}
-	if parent != 1 || child != 1 {
-		t.Errorf("want one session lease with one child lease for the task, got %d and %d", parent, child)
-	}
+	e.checkSubagentRun(srv, "src/from_task.txt", "task\n", "opencode session", func(c registry.LeaseView) bool { return strings.Contains(c.Agent, "task") })
 	e.checkJournal("Write the file", "Delegate")
 }
 

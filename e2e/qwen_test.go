@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/e2e/fakemodel"
+	"github.com/leasedeck/leasedeck/registry"
 )
 
 // ---- Qwen Code ----
@@ -167,31 +168,6 @@ func TestQwenCodeSubagent(t *testing.T) {
 	if run.code != 0 || !strings.Contains(run.stdout, "All done.") {
 		t.Fatalf("qwen -p: exit %d\nstdout: %s\nstderr: %s", run.code, tail(run.stdout, 3000), tail(run.stderr, 3000))
 	}
-	if b, err := os.ReadFile(e.path("src/from_agent.txt")); err != nil || string(b) != "agent\n" {
-		t.Errorf("the subagent's allowed write did not happen: %v %q", err, b)
-	}
-	if rs, ok := srv.ResultsAfter("child", 1); !ok || len(rs) != 1 || !contains(rs[0].Text, "command sudo is denied") {
-		t.Errorf("the subagent's sudo: %v %+v", ok, rs)
-	}
-	if exists(e.path("pwned.txt")) {
-		t.Error("the subagent's sudo ran")
-	}
-	e.waitLeasesEnded("", 15*time.Second)
-	var parent, child int
-	leases := e.leases()
-	for _, l := range leases {
-		t.Logf("lease %s parent %q %s %q", l.ID, l.ParentID, l.Status, l.Agent)
-		if l.ParentID == "" {
-			parent++
-			for _, c := range leases {
-				if c.ParentID == l.ID {
-					child++
-				}
-			}
-		}
-	}
-	if parent != 1 || child != 1 {
-		t.Errorf("want one session lease with one child lease for the subagent, got %d and %d", parent, child)
-	}
+	e.checkSubagentRun(srv, "src/from_agent.txt", "agent\n", "", func(registry.LeaseView) bool { return true })
 	e.checkJournal("Write the file", "Delegate")
 }
