@@ -348,6 +348,9 @@ func clientPrompt(client, native string) bool {
 	return ok && ca.ClientPrompt(native)
 }
 
+// ErrUnknownClient is what AdapterFor wraps for a name no adapter speaks for.
+var ErrUnknownClient = errors.New("unknown client")
+
 // AdapterFor returns the adapter for a client name ("claude-code", "codex",
 // "gemini", "vscode", or an alias such as "claude", "codex-cli",
 // "gemini-cli").
@@ -355,7 +358,7 @@ func AdapterFor(name string) (Adapter, error) {
 	if a, ok := adapters[strings.ToLower(name)]; ok {
 		return a, nil
 	}
-	return nil, fmt.Errorf("unknown client %q (known: %s)", name, strings.Join(Clients(), ", "))
+	return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownClient, name, strings.Join(Clients(), ", "))
 }
 
 // Clients lists the adapter names.

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -545,5 +546,14 @@ func TestApprovalWait(t *testing.T) {
 	c, _ := AdapterFor("codex")
 	if w := ApprovalWait(c, "SessionEnd", secs(600), secs(600)); w != 0 {
 		t.Errorf("codex SessionEnd (max 3 s) wait = %s", w)
+	}
+}
+
+// An unknown client is named once, with the clients there are, and is
+// ErrUnknownClient for a caller that asks.
+func TestUnknownClientError(t *testing.T) {
+	_, err := AdapterFor("nosuch")
+	if !errors.Is(err, ErrUnknownClient) || !strings.HasPrefix(err.Error(), `unknown client "nosuch" (known: claude-code`) {
+		t.Fatalf("%v", err)
 	}
 }

@@ -9,7 +9,6 @@ package hookrun
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -57,7 +56,7 @@ type Streams struct {
 }
 
 // ErrUnknownClient names a client no adapter speaks for.
-var ErrUnknownClient = errors.New("unknown client")
+var ErrUnknownClient = bridge.ErrUnknownClient
 
 // Run answers one hook invocation and returns the exit code the client
 // expects. Only an unknown client returns an error (a usage error: the
@@ -66,7 +65,7 @@ var ErrUnknownClient = errors.New("unknown client")
 func Run(inv Invocation, s Streams) (int, error) {
 	a, err := bridge.AdapterFor(inv.Client)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %v", ErrUnknownClient, err)
+		return 0, err // it wraps ErrUnknownClient and names the known clients
 	}
 	emit := func(out bridge.Output) int {
 		s.Stdout.Write(out.Stdout)
