@@ -62,6 +62,19 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 		ref.AnySuffix = true
 		writes.add(ref)
 	}
+	for _, d := range sh.WorkTrees {
+		resolved = append(resolved, d)
+		ref, err := resolver.resolve(rebase(d))
+		if err != nil {
+			return Use{}, &FieldError{Pointer: "/command", Err: err}
+		}
+		if top, ok := gitTopLevel(ref.Abs); ok && top != ref.Abs {
+			if ref, err = resolver.resolve(top); err != nil {
+				return Use{}, &FieldError{Pointer: "/command", Err: err}
+			}
+		}
+		writes.add(ref)
+	}
 	var isResolved func(string) bool
 	if len(resolved) <= smallList {
 		isResolved = func(o string) bool { return slices.Contains(resolved, o) }

@@ -166,7 +166,7 @@ func init() {
 		"diff-tree": gitReads, "diff-files": gitReads, "diff-index": gitReads, "check-ignore": gitReads,
 		"check-attr": gitReads, "check-ref-format": gitNoPaths, "verify-commit": gitNoPaths,
 		"verify-tag": gitNoPaths, "branch": gitNoPaths, "tag": gitTag, "notes": gitNoPaths,
-		"update-ref": gitNoPaths, "symbolic-ref": gitNoPaths, "update-index": gitReads, "write-tree": gitNoPaths,
+		"update-ref": gitNoPaths, "symbolic-ref": gitNoPaths, "update-index": gitUpdateIndex, "write-tree": gitNoPaths,
 		"mktree": gitNoPaths, "gc": gitNoPaths, "prune": gitNoPaths, "repack": gitNoPaths, "replace": gitNoPaths,
 		"rerere": gitNoPaths, "grep": gitGrep, "cat-file": gitCatFile, "add": gitReads, "commit": gitCommit,
 		"rm": gitRm, "mv": gitWritesAll, "clean": gitClean, "checkout": gitCheckout, "switch": gitCheckout,

@@ -63,8 +63,19 @@ func (a *analyzer) gitWriteOps(prog string, ws []*syntax.Word, c ctx) {
 	}
 }
 
-// gitWorkTree records a write of the whole work tree.
-func (a *analyzer) gitWorkTree(prog string, c ctx) { a.writeArg(prog, dotWord, c) }
+// gitWorkTree records a rewrite of the whole work tree of the repository
+// the command runs in (ShellUse.WorkTrees): not only the directory it runs
+// from, since `cd lib && git reset --hard` rewrites ../.mcp.json too.
+func (a *analyzer) gitWorkTree(prog string, c ctx) {
+	dirs, ok := a.argPaths(dotWord, c)
+	if !ok {
+		a.failf("cannot tell which work tree %s rewrites: the working directory is not known", prog)
+		return
+	}
+	for _, d := range dirs {
+		a.add(&a.use.WorkTrees, "wt:", d)
+	}
+}
 
 // gitOutput records the files options write (--output=FILE).
 func (a *analyzer) gitOutput(prog string, g gitArgs, c ctx, names ...string) {

@@ -77,6 +77,12 @@ type ShellUse struct {
 	// suffix the program generates (split's PREFIXaa, PREFIXab, …). The
 	// gate checks them against every name they can stand for.
 	WritePatterns []string `json:"write_patterns,omitempty"`
+	// WorkTrees are directories in which a git command rewrites the
+	// whole work tree (checkout BRANCH, reset --hard, stash, merge …).
+	// git writes from the repository's top level, wherever in it the
+	// command runs, so the gate treats each as a write of the top level
+	// of the repository that holds it (see gitTopLevel).
+	WorkTrees []string `json:"work_trees,omitempty"`
 	// Hosts are the network hosts named in programs' arguments (git clone
 	// URL, curl URL, npm --registry=URL), normalised by HostOf.
 	Hosts []string `json:"hosts,omitempty"`
