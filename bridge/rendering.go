@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/leasedeck/leasedeck/termtext"
+	"github.com/leasedeck/leasedeck/wirejson"
 )
 
 // ---- rendering helpers shared by the adapters ----
@@ -37,6 +38,14 @@ func warningsOf(v Verdict) string {
 // jsonOut marshals an output object without HTML escaping (reasons often
 // contain '<', '>' and '&', and clients show them verbatim).
 func jsonOut(v any) []byte {
+	if o, ok := v.(obj); ok {
+		// Written directly, without encoding/json building its encoders
+		// in every hook process; the same bytes.
+		if b, err := o.appendJSON(make([]byte, 0, 256)); err == nil {
+			return append(b, '\n')
+		}
+		return []byte("{}\n")
+	}
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -62,26 +71,29 @@ type kv struct {
 	v any
 }
 
-func (o obj) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('{')
+func (o obj) MarshalJSON() ([]byte, error) { return o.appendJSON(nil) }
+
+// appendJSON writes the members in order: names as json.Marshal writes
+// them, values as an Encoder without HTML escaping does.
+func (o obj) appendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, '{')
 	for i, e := range o {
 		if i > 0 {
-			b.WriteByte(',')
+			dst = append(dst, ',')
 		}
-		kb, _ := json.Marshal(e.k)
-		b.Write(kb)
-		b.WriteByte(':')
-		var vb strings.Builder
-		enc := json.NewEncoder(&vb)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(e.v); err != nil {
+		dst = wirejson.AppendString(dst, e.k, true)
+		dst = append(dst, ':')
+		var err error
+		if inner, ok := e.v.(obj); ok {
+			dst, err = inner.appendJSON(dst)
+		} else {
+			dst, err = wirejson.AppendValue(dst, e.v, false)
+		}
+		if err != nil {
 			return nil, err
 		}
-		b.WriteString(strings.TrimSuffix(vb.String(), "\n"))
 	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
+	return append(dst, '}'), nil
 }
 
 func (o obj) with(k string, v any) obj {

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/unixsock"
+	"github.com/leasedeck/leasedeck/wirejson"
 )
 
 // Op is the socket op a registry answers the challenge on.
@@ -184,8 +185,7 @@ func (t Target) verify(ctx context.Context, conn unixsock.Conn, r *bufio.Reader)
 		defer conn.SetDeadline(time.Time{})
 	}
 	asked := time.Now()
-	msg, _ := json.Marshal(map[string]any{"id": 0, "op": Op, "nonce": nonce})
-	if _, werr := conn.Write(append(msg, '\n')); werr != nil {
+	if _, werr := conn.Write(helloMessage(nonce)); werr != nil {
 		// A registry past its cap may have answered and closed before
 		// the hello went out: its refusal is still there to read.
 		if line, err := readLine(r, 64<<10); err == nil {
@@ -202,26 +202,63 @@ func (t Target) verify(ctx context.Context, conn unixsock.Conn, r *bufio.Reader)
 	if err != nil {
 		return Answer{}, fmt.Errorf("%w: no answer to the handshake: %v", ErrNoRegistry, err)
 	}
-	var resp struct {
-		OK     bool   `json:"ok"`
-		Result Answer `json:"result"`
-		Error  *struct {
-			Code, Message string
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(line, &resp); err != nil {
+	a, ok, err := readHelloAnswer(line)
+	if err != nil {
 		return Answer{}, &SquatterError{Why: "its answer to the handshake is not the protocol's: " + err.Error()}
 	}
-	if !resp.OK {
+	if !ok {
 		if rerr := refusal(line); rerr != nil {
 			return Answer{}, rerr
 		}
 		return Answer{}, &SquatterError{Why: "it refused the handshake without saying why"}
 	}
-	if err := t.Check(resp.Result, nonce, peer); err != nil {
+	if err := t.Check(a, nonce, peer); err != nil {
 		return Answer{}, err
 	}
-	return resp.Result, nil
+	return a, nil
+}
+
+// helloMessage is the challenge line: what json.Marshal writes for
+// {"id": 0, "op": "hello", "nonce": nonce}, newline-terminated.
+func helloMessage(nonce string) []byte {
+	msg := append(make([]byte, 0, 128), `{"id":0,"nonce":`...)
+	msg = wirejson.AppendString(msg, nonce, true)
+	return append(msg, `,"op":"`+Op+`"}`+"\n"...)
+}
+
+// readHelloAnswer reads the registry's answer to the challenge: whether
+// it says ok, and the answer if it does. It reads what encoding/json read
+// before (package wirejson), without building a decoder for it in every
+// hook process.
+func readHelloAnswer(line []byte) (a Answer, ok bool, err error) {
+	o, err := wirejson.ParseObject(line, "id", "ok", "result", "error")
+	if err == nil {
+		ok, err = o.Bool("ok")
+	}
+	if err != nil || !ok {
+		return Answer{}, false, err
+	}
+	r, _, err := o.Object("result", "workspace", "pid", "proof", "mode", "policy_sha256", "approval_timeout_ms")
+	if err != nil {
+		return Answer{}, false, err
+	}
+	for _, f := range [...]struct {
+		name string
+		dst  *string
+	}{{"workspace", &a.Workspace}, {"proof", &a.Proof}, {"mode", &a.Mode}, {"policy_sha256", &a.PolicyHash}} {
+		if *f.dst, err = r.String(f.name); err != nil {
+			return Answer{}, false, err
+		}
+	}
+	pid, err := r.Int64("pid")
+	if err != nil {
+		return Answer{}, false, err
+	}
+	a.PID = int(pid)
+	if a.ApprovalTimeoutMs, err = r.Int64("approval_timeout_ms"); err != nil {
+		return Answer{}, false, err
+	}
+	return a, true, nil
 }
 
 // refusal is the error of an answer that refuses with a code, nil for

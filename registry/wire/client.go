@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"sync"
 	"time"
 
@@ -77,7 +76,7 @@ func (c *Client) SetDeadline(t time.Time) error {
 // *Error; no answer wraps ErrUnreachable.
 func call[P, R any](ctx context.Context, c *Client, op Op, params P) (R, error) {
 	var out R
-	body, err := json.Marshal(params)
+	body, err := encodeParams(params)
 	if err != nil {
 		return out, fmt.Errorf("%s: %v", op, err)
 	}
@@ -90,9 +89,8 @@ func call[P, R any](ctx context.Context, c *Client, op Op, params P) (R, error) 
 		return out, c.broken
 	}
 	c.next++
-	env, _ := json.Marshal(Envelope{ID: json.RawMessage(strconv.Itoa(c.next)), Op: op, Token: c.token, Capability: c.capability, RunTicket: c.runTicket})
-	msg := make([]byte, 0, len(env)+len(body)+2)
-	msg = append(msg, env[:len(env)-1]...)
+	msg := make([]byte, 0, 128+len(c.token)+len(c.capability)+len(c.runTicket)+len(body))
+	msg = appendEnvelope(msg, c.next, op, c.token, c.capability, c.runTicket)
 	if !bytes.Equal(body, []byte("{}")) {
 		msg = append(msg, ',')
 		msg = append(msg, body[1:len(body)-1]...)
@@ -107,6 +105,9 @@ func call[P, R any](ctx context.Context, c *Client, op Op, params P) (R, error) 
 		// The answer may still arrive; this connection is out of step.
 		c.broken = err
 		return out, err
+	}
+	if fast, ok := any(&out).(wireResult); ok {
+		return out, readAnswer(line, op, fast)
 	}
 	var resp struct {
 		OK     bool            `json:"ok"`
