@@ -119,6 +119,12 @@ func TestOverhead(t *testing.T) {
 				fixed := leasedeckCommand.ReplaceAll(b, []byte(`"cat > /dev/null"`))
 				sides["fixed-http"] = hookURL.ReplaceAll(fixed, []byte(fixedAnswerServer(t)+"/"))
 				modes = append(modes, "fixed-http")
+				// --tool-outcomes=false: the same gate, no PostToolUse.
+				e.install(c.d.client, "--tool-outcomes=false")
+				if sides["leasedeck-http-lean"], err = os.ReadFile(settings); err != nil {
+					t.Fatal(err)
+				}
+				modes = append(modes, "leasedeck-http-lean")
 				e.install(c.d.client, "--command-hooks")
 			} else {
 				e.install(c.d.client)
@@ -158,6 +164,7 @@ func TestOverhead(t *testing.T) {
 					if dir := os.Getenv("LEASEDECK_E2E_DEBUG_DIR"); dir != "" && c.d.client == "claude-code" {
 						args = append(args, "--debug-file", filepath.Join(dir, fmt.Sprintf("%s-%d.log", mode, i)))
 					}
+					allowed := len(e.auditLines(`"event_type":"leasedeck.gate.allowed"`))
 					r := e.runClient(3*time.Minute, vars, exe, args...)
 					os.WriteFile(settings, installed, 0o644)
 					if r.code != 0 || !strings.Contains(r.stdout, "Bench done.") {
@@ -174,6 +181,10 @@ func TestOverhead(t *testing.T) {
 						if !exists(e.path(fmt.Sprintf("src/%s_%d.txt", name, s))) {
 							t.Fatalf("%s %s: the write of step %d did not happen", c.name, name, s)
 						}
+					}
+					// leasedeck's sides journaled every call before it ran.
+					if n := len(e.auditLines(`"event_type":"leasedeck.gate.allowed"`)) - allowed; strings.HasPrefix(mode, "leasedeck") && n != benchCalls {
+						t.Fatalf("%s %s (hooks: %s): %d calls journaled as allowed, want %d", c.name, name, mode, n, benchCalls)
 					}
 					took[mode] = append(took[mode], r.took)
 				}
@@ -197,6 +208,10 @@ func TestOverhead(t *testing.T) {
 				if r := float64(mh) / float64(mo); r > 1.05 {
 					t.Logf("NOTE: %s HTTP hooks ratio %.2fx is above the 1.05x target", c.name, r)
 				}
+			}
+			if lt := took["leasedeck-http-lean"]; len(lt) > 0 {
+				ml := median(lt)
+				line += fmt.Sprintf(" | HTTP hooks, --tool-outcomes=false %7s (min %7s): lean/none %.2fx, +%s per call", ms(ml), ms(minDur(lt)), float64(ml)/float64(mo), ms((ml-mo)/benchCalls))
 			}
 			if ft := took["fixed-http"]; len(ft) > 0 {
 				mf := median(ft)

@@ -143,6 +143,11 @@ type InstallOptions struct {
 	// Optional also installs optional events (Gemini's AfterModel telemetry,
 	// one process per streamed chunk).
 	Optional bool
+	// NoToolOutcomes leaves out Claude Code's PostToolUse hook, the one
+	// hook besides the gate that fires on every call, and takes ours out of
+	// the file when an earlier install wrote it. The gate is untouched; what
+	// goes is the outcome of each call that ran (see ToolOutcomeEvent).
+	NoToolOutcomes bool
 	// HTTP, when set, makes Claude Code's hooks HTTP hooks POSTed to the
 	// registry, for every event but SessionStart (which Claude Code does
 	// not send over HTTP: it stays a command hook running Command).
@@ -191,6 +196,10 @@ func Install(client string, existing []byte, opts InstallOptions) (InstallResult
 	res := InstallResult{}
 	for _, spec := range a.Events() {
 		if spec.Optional && !opts.Optional {
+			continue
+		}
+		if opts.NoToolOutcomes && ToolOutcomeEvent(a.Name(), spec.Native) {
+			dropOurHandler(a, spec, hooks, opts, &res)
 			continue
 		}
 		if err := mergeEvent(a, spec, hooks, opts, &res); err != nil {
@@ -298,6 +307,51 @@ func mergeEvent(a bridge.Adapter, spec bridge.EventSpec, hooks *jsonObject, opts
 		res.Added = append(res.Added, spec.Native)
 	}
 	return nil
+}
+
+// ToolOutcomeEvent is the event --tool-outcomes=false leaves out: Claude
+// Code's PostToolUse, which reports every call that ran (a second hook
+// round trip per call, about as costly as the gate's). PostToolUseFailure
+// and PermissionDenied stay: they fire only when a call fails or is
+// refused.
+func ToolOutcomeEvent(client, native string) bool {
+	return client == "claude-code" && native == "PostToolUse"
+}
+
+// ToolOutcomesLeftOut reports whether the hooks install wrote for client
+// (ours, read back by Inspect) are those of --tool-outcomes=false: the gate
+// is there and the ToolOutcomeEvent is not.
+func ToolOutcomesLeftOut(client string, ours []InstalledHook) bool {
+	gate, outcomes := false, false
+	for _, h := range ours {
+		gate = gate || h.Event == "PreToolUse"
+		outcomes = outcomes || ToolOutcomeEvent(client, h.Event)
+	}
+	return client == "claude-code" && gate && !outcomes
+}
+
+// dropOurHandler takes leasedeck's handler for one event out of hooks (an
+// earlier install's), leaving the user's handlers of that event alone.
+func dropOurHandler(a bridge.Adapter, spec bridge.EventSpec, hooks *jsonObject, opts InstallOptions, res *InstallResult) {
+	owner := Owner{Client: a.Name(), Workspace: opts.Workspace, Commands: append([]string{opts.Command}, opts.Replaces...)}
+	ev, ok := hooks.get(spec.Native)
+	if !ok {
+		return
+	}
+	one := &jsonObject{}
+	one.set(spec.Native, ev)
+	var removed []string
+	var http bool
+	if !removeOurs(a.Name(), one, owner, &removed, &http) {
+		return
+	}
+	if len(one.Members) == 0 {
+		dropMember(hooks, spec.Native)
+	} else {
+		hooks.set(spec.Native, one.Members[0].Val)
+	}
+	res.Updated = append(res.Updated, spec.Native)
+	res.Notes = append(res.Notes, fmt.Sprintf("hooks.%s: leasedeck's entry was removed (--tool-outcomes=false): the outcome of a call that ran is no longer journaled", spec.Native))
 }
 
 // handlerFor builds leasedeck's handler entry for one event.

@@ -13,6 +13,7 @@ import (
 	"github.com/leasedeck/leasedeck/bridge"
 	"github.com/leasedeck/leasedeck/bridge/setup"
 	"github.com/leasedeck/leasedeck/hookhttp"
+	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/workspace"
 )
 
@@ -203,7 +204,11 @@ func doctorScope(r *doctorReport, w workspace.Workspace, client string, scope se
 		}
 		endpoint = &setup.HTTPHooks{Base: ep.Base(), Token: ep.Token}
 	}
-	doctorHookCoverage(r, client, check, path, b, commands, endpoint, approval, fix)
+	noOutcomes, outcomes := doctorToolOutcomes(w, client, check, path, ours, fix)
+	doctorHookCoverage(r, client, check, path, b, commands, endpoint, approval, noOutcomes, fix)
+	if noOutcomes {
+		defer r.add(outcomes) // after the scope's ok line, which it qualifies
+	}
 	if len(r.Findings) == before {
 		h := commands[0].Hook
 		exe := h.Exe + " (exists, executable)"
@@ -303,7 +308,7 @@ func unstableExe(exe, root string) string {
 // the same executable and choices as the hooks there: every event it would
 // add or bring up to date is a gap. It also checks the hook timeout
 // against the approval timeout.
-func doctorHookCoverage(r *doctorReport, client, check, path string, settings []byte, ours []setup.InstalledHook, endpoint *setup.HTTPHooks, approval time.Duration, fix string) {
+func doctorHookCoverage(r *doctorReport, client, check, path string, settings []byte, ours []setup.InstalledHook, endpoint *setup.HTTPHooks, approval time.Duration, noOutcomes bool, fix string) {
 	h := ours[0].Hook
 	timeout := time.Duration(h.Timeout) * time.Second
 	if approval > 0 && timeout <= approval {
@@ -332,7 +337,7 @@ func doctorHookCoverage(r *doctorReport, client, check, path string, settings []
 		}
 	}
 	res, err := setup.Install(client, settings, setup.InstallOptions{Command: setup.FormatHookCommand(h.Exe, client, h.Workspace, h.Timeout), Workspace: h.Workspace,
-		ApprovalTimeout: approval, Timeout: timeout, FailClosed: failClosed, Optional: optional, HTTP: endpoint})
+		ApprovalTimeout: approval, Timeout: timeout, FailClosed: failClosed, Optional: optional, NoToolOutcomes: noOutcomes, HTTP: endpoint})
 	if err != nil {
 		r.add(finding{Subject: client, Check: check, Status: statusProblem, Detail: path + ": " + err.Error(), Fix: fix})
 		return
@@ -379,4 +384,23 @@ func readSettingsFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("cannot read %s: %w", path, err)
 	}
 	return b, nil
+}
+
+// doctorToolOutcomes: Claude Code's hooks installed with
+// --tool-outcomes=false (the gate there, PostToolUse not) are what install
+// writes then, so coverage is checked against that; the finding says what
+// is not journaled, and is a problem when policy.json asks in the client,
+// whose answers are read from PostToolUse.
+func doctorToolOutcomes(w workspace.Workspace, client, check, path string, ours []setup.InstalledHook, fix string) (bool, finding) {
+	if !setup.ToolOutcomesLeftOut(client, ours) {
+		return false, finding{}
+	}
+	f := finding{Subject: client, Check: check, Status: statusNote,
+		Detail: path + ": no PostToolUse hook (installed with --tool-outcomes=false): every call is still gated and journaled before it runs, but the outcome of a call that ran is not journaled, and a turn is certified on the gate's records alone"}
+	if s, err := w.LoadSettings(); err == nil && s.ApproveIn == registry.ApproveInClient {
+		f.Status = statusProblem
+		f.Detail += `; policy.json has approvals.where "client", whose answers are read from PostToolUse: a call the user allowed would be journaled as declined`
+		f.Fix = fix
+	}
+	return true, f
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/leasedeck/leasedeck/bridge/setup"
 	"github.com/leasedeck/leasedeck/hookhttp"
 	"github.com/leasedeck/leasedeck/hookrun"
+	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/workspace"
 )
 
@@ -105,6 +106,7 @@ func runInstall(args []string, e *env) int {
 	failClosed := fs.Bool("fail-closed", true, "Claude Code only: add onFailure=block so a hook that cannot run blocks the call (v2.1.295+; --fail-closed=false for an older one)")
 	optional := fs.Bool("optional", false, "also install optional events (Gemini CLI AfterModel telemetry)")
 	commandHooks := fs.Bool("command-hooks", false, "Claude Code only: command hooks ('leasedeck hook' per event) instead of HTTP hooks served by the registry")
+	toolOutcomes := fs.Bool("tool-outcomes", true, "Claude Code only: install PostToolUse, which journals the outcome of every call that ran (--tool-outcomes=false: one hook per call instead of two; the gate is unchanged)")
 	pos, ok := parseFlags(fs, args, e)
 	if !ok || len(pos) != 1 {
 		if ok {
@@ -150,7 +152,13 @@ func runInstall(args []string, e *env) int {
 		return exitInvalid
 	}
 	opts := setup.InstallOptions{Command: cmdline, Replaces: []string{unpinned}, Workspace: w.Root, ApprovalTimeout: settings.ApprovalTimeout,
-		Timeout: timeout, FailClosed: *failClosed, Optional: *optional}
+		Timeout: timeout, FailClosed: *failClosed, Optional: *optional, NoToolOutcomes: !*toolOutcomes && a.Name() == "claude-code"}
+	if opts.NoToolOutcomes && settings.ApproveIn == registry.ApproveInClient {
+		// A call asked in the client is answered by its PostToolUse: without
+		// it, one the user allowed would be journaled as declined.
+		e.errorf("install: --tool-outcomes=false cannot be used with approvals.where \"client\" in policy.json: the answer to a call asked in Claude Code is read from its PostToolUse")
+		return exitRefused
+	}
 	if opts.HTTP, err = httpHooksFor(a.Name(), w, *commandHooks, *failClosed, e); err != nil {
 		e.errorf("install: %v (or pass --command-hooks)", err)
 		return exitInvalid
