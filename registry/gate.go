@@ -143,6 +143,12 @@ func deniedBy(g *Manifest, use resources.Use) string {
 				return fmt.Sprintf("write to %s is denied: %s can match a path below it (deny.paths)", displayPath(p), pat)
 			}
 		}
+		// A file with other names (cp -l, ln, a store of hard links)
+		// changes under all of them: the gate cannot tell where they
+		// are — a protected file, a denied one, outside the workspace.
+		if n := resources.HardLinks(p.Abs); n > 1 {
+			return fmt.Sprintf("write to %s goes through a hard link: the file has %d names, and the gate cannot tell which the write changes", displayPath(p), n)
+		}
 	}
 	// A shell argument may name a file the program opens itself (cat,
 	// cp, tar): one that matches a deny entry refuses the call.

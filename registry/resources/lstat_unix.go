@@ -42,3 +42,21 @@ func statRetry(p string, st *syscall.Stat_t) error {
 		}
 	}
 }
+
+// HardLinks is the number of names the regular file at p has (its link
+// count), or 0 when p is missing, not a regular file, or cannot be read.
+// The last component is not followed: a write through a symbolic link is
+// judged where the link leads.
+func HardLinks(p string) int {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Lstat(p, &st)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+			return 0
+		}
+		return int(st.Nlink)
+	}
+}

@@ -32,8 +32,12 @@ var (
 
 // operandWords splits a generic program's arguments into operand words and
 // the values of options (by letter or long name), knowing which short
-// options take an argument. Unknown options are taken to have none.
-func operandWords(args []*syntax.Word, argOpts string) (ops []*syntax.Word, vals map[string][]*syntax.Word) {
+// options take an argument. Unknown short options are taken to have none.
+// long is the program's long-option table (genericLong): a long option is
+// expanded to its full name as getopt_long would, and one the table does
+// not have, or an ambiguous prefix, is refused (ok false, why says it). A
+// program without a table keeps an attached --name=value and nothing more.
+func operandWords(args []*syntax.Word, argOpts string, long map[string]int) (ops []*syntax.Word, vals map[string][]*syntax.Word, why string) {
 	options := true
 	for i := 0; i < len(args); i++ {
 		w := args[i]
@@ -48,8 +52,27 @@ func operandWords(args []*syntax.Word, argOpts string) (ops []*syntax.Word, vals
 		}
 		if strings.HasPrefix(l.s, "--") {
 			name, v, has := strings.Cut(l.s[2:], "=")
-			if has {
+			kind := 2 // no table: only an attached value is known to be one
+			if long != nil {
+				full, known := expandLong(long, name)
+				if !known {
+					return nil, nil, "--" + name + " is not an option the gate knows (or it abbreviates more than one)"
+				}
+				name, kind = full, long[full]
+				if has && kind == 0 {
+					return nil, nil, "--" + name + " takes no value"
+				}
+			}
+			switch {
+			case has:
 				vals = appendWord(vals, name, &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: v}}})
+			case kind == 1 && i+1 < len(args):
+				i++
+				vals = appendWord(vals, name, args[i])
+			case kind == 1:
+				return nil, nil, "--" + name + " needs a value"
+			default:
+				vals = appendWord(vals, name, emptyWord) // a flag: seen, no value
 			}
 			continue
 		}
@@ -67,7 +90,7 @@ func operandWords(args []*syntax.Word, argOpts string) (ops []*syntax.Word, vals
 			break
 		}
 	}
-	return ops, vals
+	return ops, vals, ""
 }
 
 // appendWord adds w to m[key], making m on first use: most commands have
@@ -105,17 +128,19 @@ func (a *analyzer) generic(prog string, args []*syntax.Word, c ctx) {
 	if !fileWriters[prog] && !fileReaders[prog] {
 		return
 	}
-	ops, vals := operandWords(args, genericArgOpts[prog])
+	ops, vals, why := operandWords(args, genericArgOpts[prog], genericLong(prog))
+	if why != "" {
+		a.failf("refused: %s %s", prog, why)
+		return
+	}
+	if !a.genericOptions(prog, vals, c) {
+		return
+	}
+	targets := vals["target-directory"]
 	for _, letter := range targetDirOpts[prog] {
-		for _, w := range vals[string(letter)] {
-			a.writeArg(prog, w, c)
-		}
+		targets = append(targets, vals[string(letter)]...)
 	}
-	if prog == "tree" {
-		for _, w := range vals["o"] {
-			a.writeArg(prog, w, c)
-		}
-	}
+	a.writeArgs(prog, targets, c)
 	switch {
 	case len(ops) == 0:
 		if prog == "ls" || prog == "du" || prog == "tree" {
@@ -127,13 +152,27 @@ func (a *analyzer) generic(prog string, args []*syntax.Word, c ctx) {
 		}
 		a.writeArgs(prog, ops, c)
 	case prog == "cp" || prog == "install":
-		a.readArgs(prog, ops[:len(ops)-1], c)
-		a.writeArgs(prog, ops[len(ops)-1:], c)
+		srcs, dests := ops[:len(ops)-1], ops[len(ops)-1:]
+		if len(targets) > 0 {
+			srcs, dests = ops, nil // cp -t DIR SRC…: DIR is written
+		}
+		if prog == "cp" && (len(vals["link"]) > 0 || shortFlag(args, genericArgOpts[prog], 'l')) {
+			// A hard link makes the source writable through the copy,
+			// as ln does (below).
+			a.writeArgs(prog, srcs, c)
+		} else {
+			a.readArgs(prog, srcs, c)
+		}
+		a.writeArgs(prog, dests, c)
+		a.backups(prog, args, vals, dests, c)
 	case fileWriters[prog]:
 		// ln: a hard link (or a symbolic link the next command writes
 		// through) makes its target writable from the workspace, so the
 		// target counts as written too.
 		a.writeArgs(prog, ops, c)
+		if prog == "mv" || prog == "ln" {
+			a.backups(prog, args, vals, ops, c)
+		}
 	default:
 		a.readArgs(prog, ops, c)
 	}

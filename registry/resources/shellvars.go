@@ -34,7 +34,8 @@ var riskyVars = map[string]string{
 	"HOSTALIASES": "renames hosts", "LOCALDOMAIN": "renames hosts", "RES_OPTIONS": "changes name resolution",
 	"XDG_CONFIG_HOME": "moves git's and other programs' configuration", "XDG_CONFIG_DIRS": "moves configuration",
 	"CURL_HOME": "moves curl's configuration", "WGETRC": "moves wget's configuration", "GIT_DIR": "moves the repository",
-	"GIT_WORK_TREE": "moves the work tree",
+	"GIT_WORK_TREE":        "moves the work tree",
+	"SIMPLE_BACKUP_SUFFIX": "renames the backups cp, mv, ln and install write", "VERSION_CONTROL": "renames the backups cp, mv, ln and install write",
 }
 
 // safeGitVars are the GIT_* variables that name no program, file or host.
@@ -42,7 +43,7 @@ var safeGitVars = map[string]bool{
 	"GIT_AUTHOR_NAME": true, "GIT_AUTHOR_EMAIL": true, "GIT_AUTHOR_DATE": true,
 	"GIT_COMMITTER_NAME": true, "GIT_COMMITTER_EMAIL": true, "GIT_COMMITTER_DATE": true,
 	"GIT_TERMINAL_PROMPT": true, "GIT_MERGE_AUTOEDIT": true, "GIT_OPTIONAL_LOCKS": true,
-	"GIT_FLUSH": true, "GIT_PROGRESS_DELAY": true, "GIT_TRACE": true, "GIT_CURL_VERBOSE": true,
+	"GIT_FLUSH": true, "GIT_PROGRESS_DELAY": true, "GIT_CURL_VERBOSE": true,
 	"GIT_LITERAL_PATHSPECS": true, "GIT_NOGLOB_PATHSPECS": true, "GIT_ADVICE": true,
 }
 
