@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -285,16 +286,19 @@ func TestLargeLineRefusedWithoutStallingOthers(t *testing.T) {
 }
 
 // BenchmarkGateLine64KiB is the pure gate's cost (parse included) for a
-// shell line just under the size limit: many short commands, and one
-// command with one long argument. Target ≤ 5 ms.
+// shell line just under the size limit: many short commands, as many
+// varied ones (variedLine), and one command with one long argument.
+// Target ≤ 5 ms.
 func BenchmarkGateLine64KiB(b *testing.B) {
-	f := newFixture(b)
-	id := f.issue(agentManifest("bench", 1<<40, nil), "")
+	f := newFixtureWith(b, func(c *Config) { c.Root = variedPolicy(b) })
+	id := f.issue(agentManifest("bench", 1<<40, variedLease), "")
 	lines := map[string]string{
-		"many-commands": strings.Repeat("git status && ", (MaxCallInput-200)/len("git status && ")) + "ls",
-		"one-argument":  "echo " + strings.Repeat("a", MaxCallInput-200),
+		"many-commands":   strings.Repeat("git status && ", (MaxCallInput-200)/len("git status && ")) + "ls",
+		"varied-commands": variedLine(MaxCallInput - 200),
+		"one-argument":    "echo " + strings.Repeat("a", MaxCallInput-200),
 	}
-	for name, line := range lines {
+	for _, name := range []string{"many-commands", "varied-commands", "one-argument"} {
+		line := lines[name]
 		b.Run(name, func(b *testing.B) {
 			call := ToolCall{Tool: "Bash", Input: map[string]any{"command": line}}
 			for b.Loop() {
@@ -303,11 +307,71 @@ func BenchmarkGateLine64KiB(b *testing.B) {
 				res := f.svc.cfg.Calls.decide(f.svc.st, id, call, facts, f.clk.Now(), f.svc.book.Covered)
 				f.svc.mu.Unlock()
 				if res.Verdict != VerdictAllow {
-					b.Fatal(res)
+					b.Fatal(res.Verdict, res.Reason)
 				}
 			}
 		})
 	}
+}
+
+// variedCommands are the programs of variedLine.
+var variedCommands = []any{"git", "ls", "echo", "cat", "grep", "sed", "head", "tail", "wc", "sort", "uniq",
+	"printf", "find", "diff", "test", "true"}
+
+// variedLease lets the bench lease run the programs of variedLine.
+func variedLease(m map[string]any) { m["allow"].(map[string]any)["commands"] = variedCommands }
+
+// variedPolicy is the fixture's root policy with variedLine's programs.
+func variedPolicy(t testing.TB) *Manifest {
+	return mustManifest(t, map[string]any{
+		"schema_version": "1.2",
+		"agent":          map[string]any{"name": "root", "kind": "native", "runtime_agent": "unknown"},
+		"intent":         map[string]any{"purpose": "root policy"},
+		"allow": map[string]any{"tools": []any{"Bash", "Read", "Write", "Edit", "WebFetch", "Agent"},
+			"read_paths": []any{"**"}, "write_paths": []any{"**"}, "hosts": []any{"*"}, "commands": variedCommands},
+		"deny":      map[string]any{"commands": []any{"sudo"}, "paths": []any{".leasedeck/**", "~/.ssh/**"}, "hosts": []any{}},
+		"budget":    map[string]any{"depth": int64(4), "fan_out": int64(8)},
+		"approvals": []any{},
+	})
+}
+
+// variedLine is a line of up to n bytes of different commands — programs,
+// options, operands, quotes, redirections, pipes, && and ; and newlines —
+// every one allowed under variedLease: no two neighbours alike, numbers
+// and file names varying from command to command, so that nothing about
+// the line repeats the way the many-commands line does.
+func variedLine(n int) string {
+	forms := []func(i int) string{
+		func(i int) string { return fmt.Sprintf("git log --oneline -%d", 1+i%40) },
+		func(i int) string { return fmt.Sprintf("cat src/f%d.go", i%128) },
+		func(i int) string { return fmt.Sprintf(`grep -n "TODO %d" src/f%d.go`, i, i%128) },
+		func(i int) string { return fmt.Sprintf("echo 'step %d done' > src/out%d.txt", i, i%64) },
+		func(i int) string { return fmt.Sprintf("sed -n '%d,%dp' src/f%d.go", i%50, i%50+9, i%128) },
+		func(i int) string { return fmt.Sprintf("head -n %d src/f%d.go | wc -l", 1+i%30, i%128) },
+		func(i int) string { return fmt.Sprintf(`printf '%%s\n' a%d "b %d" >> src/log%d.txt`, i, i*7, i%32) },
+		func(i int) string { return fmt.Sprintf("git diff --stat HEAD~%d -- src/f%d.go", 1+i%9, i%128) },
+		func(i int) string { return fmt.Sprintf(`find src -name "*%d.go" -type f`, i%100) },
+		func(i int) string { return fmt.Sprintf("sort src/f%d.go | uniq -c | head -%d", i%128, 1+i%20) },
+		func(i int) string { return fmt.Sprintf("git show HEAD~%d:src/f%d.go", i%12, i%128) },
+		func(i int) string { return fmt.Sprintf("ls -la src/d%d 2>/dev/null", i%48) },
+		func(i int) string { return fmt.Sprintf("test -f src/f%d.go && echo yes%d", i%128, i) },
+		func(i int) string { return fmt.Sprintf("diff src/f%d.go src/f%d.go", i%128, (i+1)%128) },
+		func(i int) string { return fmt.Sprintf(`git commit -m "fix %d: handle case %d"`, i, i%17) },
+		func(i int) string { return fmt.Sprintf("tail -n %d src/f%d.go", 2+i%25, i%128) },
+	}
+	seps := []string{" && ", "; ", "\n", " || true; ", " && "}
+	var b strings.Builder
+	for i := 0; ; i++ {
+		cmd := forms[(i*7)%len(forms)](i)
+		sep := seps[i%len(seps)]
+		if b.Len()+len(cmd)+len(sep)+4 > n {
+			break
+		}
+		b.WriteString(cmd)
+		b.WriteString(sep)
+	}
+	b.WriteString("true")
+	return b.String()
 }
 
 // leasedeck's state directory is refused wherever the XDG variables put

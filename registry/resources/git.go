@@ -77,7 +77,7 @@ func (a *analyzer) git(prog string, args []*syntax.Word, c ctx) {
 		a.failf("refused: git %s is not a git subcommand the gate knows (it could be an alias or a git-%s program)", l.s, l.s)
 		return
 	}
-	sub(a, "git "+l.s, args[i+1:], c)
+	sub(a, gitProgs[l.s], args[i+1:], c)
 }
 
 // gitGlobalOpt handles one option before git's subcommand.
@@ -152,8 +152,13 @@ func (a *analyzer) gitConfigKey(how, key, value string) {
 	a.failf("refused: git %s %s may name a program, a file or a host git would use (%s)", how, key, shorten(value))
 }
 
-// gitSubcommands maps each subcommand the gate models to its model.
-var gitSubcommands map[string]func(a *analyzer, prog string, args []*syntax.Word, c ctx)
+// gitSubcommands maps each subcommand the gate models to its model;
+// gitProgs to its name as a program ("git status"), made once rather
+// than on every command.
+var (
+	gitSubcommands map[string]func(a *analyzer, prog string, args []*syntax.Word, c ctx)
+	gitProgs       map[string]string
+)
 
 func init() {
 	gitSubcommands = map[string]func(a *analyzer, prog string, args []*syntax.Word, c ctx){
@@ -178,6 +183,10 @@ func init() {
 		"config": gitConfig, "init": gitInit, "bundle": gitBundle, "archive": gitArchive,
 		"format-patch": gitFormatPatch, "hash-object": gitHashObject, "difftool": gitDifftool,
 		"mergetool": gitDifftool, "maintenance": gitMaintenance, "submodule": gitSubmodule,
+	}
+	gitProgs = make(map[string]string, len(gitSubcommands))
+	for sub := range gitSubcommands {
+		gitProgs[sub] = "git " + sub
 	}
 }
 

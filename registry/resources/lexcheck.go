@@ -20,12 +20,12 @@ func checkBytes(src string) error {
 	}
 	for i := 0; i < len(src); {
 		c := src[i]
-		if c < utf8.RuneSelf {
-			if (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f {
-				return fmt.Errorf("refused: the command contains the control character %q at byte %d, which the shell and the gate's parser may read differently", c, i)
-			}
-			i++
+		if !lexSuspect[c] {
+			i++ // printable ASCII, tab or newline: the common case
 			continue
+		}
+		if c < utf8.RuneSelf {
+			return fmt.Errorf("refused: the command contains the control character %q at byte %d, which the shell and the gate's parser may read differently", c, i)
 		}
 		r, size := utf8.DecodeRuneInString(src[i:])
 		if r == utf8.RuneError && size == 1 {
@@ -38,6 +38,16 @@ func checkBytes(src string) error {
 	}
 	return nil
 }
+
+// lexSuspect are the bytes checkBytes looks at more closely: the ASCII
+// control characters but tab and newline, DEL, and every byte of a
+// multi-byte sequence.
+var lexSuspect = func() (s byteSet) {
+	for c := 0; c < 256; c++ {
+		s[c] = (c < 0x20 && c != '\t' && c != '\n') || c >= 0x7f
+	}
+	return s
+}()
 
 // invisibleRune reports Unicode space separators, line and paragraph
 // separators, the C1 controls and the zero-width and bidirectional format

@@ -51,6 +51,9 @@ func mayHoldLoopOrFunction(src string) bool {
 	// One pass over the text: strings.Contains per keyword would scan a
 	// long line once per keyword, stopping at every "s" of "status".
 	for i := 0; i < len(src); i++ {
+		if !loopOrFunctionFirst[src[i]] {
+			continue
+		}
 		switch src[i] {
 		case ')':
 			return true
@@ -72,6 +75,10 @@ func mayHoldLoopOrFunction(src string) bool {
 }
 
 var loopOrFunctionText = []string{"while", "until", "for", "select", "function"}
+
+// loopOrFunctionFirst are the bytes mayHoldLoopOrFunction looks at: the
+// rest is skipped with one table look-up a byte.
+var loopOrFunctionFirst = newByteSet(")\\wufs")
 
 // keywordSecond are the second letters of loopOrFunctionText, a cheap
 // first test.

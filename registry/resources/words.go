@@ -60,6 +60,18 @@ func staticWord(w *syntax.Word) (l lit, ok bool) {
 	if w == nil {
 		return l, false
 	}
+	if len(w.Parts) == 1 {
+		// Most words are one plain literal: its value is itself, all of
+		// it unquoted (what staticParts gives, without its calls).
+		if p, ok := w.Parts[0].(*syntax.Lit); ok && len(p.Value) <= len(unquotedBits) && strings.IndexByte(p.Value, '\\') < 0 {
+			return lit{s: p.Value, quoted: unquotedBits[:len(p.Value):len(p.Value)]}, true
+		}
+	}
+	return staticParts(w)
+}
+
+// staticParts is staticWord part by part.
+func staticParts(w *syntax.Word) (l lit, ok bool) {
 	for _, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
@@ -94,7 +106,12 @@ func addUnquoted(l *lit, v string) {
 	start := 0
 	for i := 0; i < len(v); i++ {
 		if v[i] != '\\' {
-			continue
+			// Jump to the next backslash (most words have none).
+			j := strings.IndexByte(v[i:], '\\')
+			if j < 0 {
+				break
+			}
+			i += j
 		}
 		l.add(v[start:i], false)
 		if i+1 >= len(v) { // a trailing lone backslash stays
