@@ -109,44 +109,75 @@ func cleanGlobUncached(pattern string) (string, bool) {
 // MatchDenyPath fails closed: a pattern that cannot be interpreted (a ".."
 // segment, a syntax error) matches every path.
 func MatchDenyPath(pattern string, ref PathRef) bool {
-	if matchDeny(pattern, ref) {
+	d := compileDeny(pattern)
+	return d.matchAll(&ref)
+}
+
+// matchAll is MatchDenyPath for this pattern.
+func (d *denyPattern) matchAll(ref *PathRef) bool {
+	if d.match(ref) {
 		return true
 	}
 	if ref.AnySuffix {
 		for _, g := range ref.suffixGlobs() {
-			if matchDenyPattern(pattern, g, globsIntersect) {
+			if matchDenyPattern(d.raw, g, globsIntersect) {
 				return true
 			}
 		}
 	}
 	// Where the file system ignores case, .ENV is .env: match again with
 	// both sides folded (a wider match only ever refuses more).
-	if ref.foldWS || ref.foldHome {
-		return MatchDenyPath(strings.ToLower(pattern), foldedRef(ref))
+	if !ref.mayFold() || !d.foldMatters(ref) {
+		return false
 	}
-	return false
+	low := compileDeny(strings.ToLower(d.raw))
+	// Matching fewer forms matches less: if the path does not match with
+	// all its forms folded, no answer of the file systems can make it
+	// match, and they need not be asked.
+	wide := foldedRef(*ref, true, true)
+	if !low.matchAll(&wide) {
+		return false
+	}
+	ws, home := ref.folding()
+	if !ws && !home {
+		return false
+	}
+	folded := foldedRef(*ref, ws, home)
+	return low.matchAll(&folded)
+}
+
+// foldMatters reports whether lower-casing could change the match: the
+// pattern, or a form of ref matched against a pattern of its kind, has a
+// letter ToLower changes. Otherwise the folded match is the one that
+// failed already.
+func (d *denyPattern) foldMatters(ref *PathRef) bool {
+	if d.upper {
+		return true
+	}
+	switch d.kind {
+	case '~':
+		return lowerChanges(ref.Home) || lowerChanges(ref.lexHome)
+	case '/':
+		return lowerChanges(ref.Abs) || lowerChanges(ref.lexAbs)
+	}
+	return lowerChanges(ref.Rel) || lowerChanges(ref.lexRel)
 }
 
 // foldedRef is ref with the forms on a file system that ignores case
-// lowered, and the others left out.
-func foldedRef(ref PathRef) PathRef {
+// (the workspace's when ws, the home directory's when home) lowered, and
+// the others left out.
+func foldedRef(ref PathRef, ws, home bool) PathRef {
 	low := PathRef{Rel: strings.ToLower(ref.Rel), lexRel: strings.ToLower(ref.lexRel), AnySuffix: ref.AnySuffix, holdsWS: ref.holdsWS, holdsHome: ref.holdsHome, dir: ref.dir}
-	if ref.foldHome {
+	if home {
 		low.Home, low.lexHome = strings.ToLower(ref.Home), strings.ToLower(ref.lexHome)
 	}
-	if ref.foldWS && ref.foldHome {
+	if ws && home {
 		low.Abs, low.lexAbs = strings.ToLower(ref.Abs), strings.ToLower(ref.lexAbs)
 	}
-	if !ref.foldWS {
+	if !ws {
 		low.Rel, low.lexRel = "", ""
 	}
 	return low
-}
-
-// matchDeny is MatchDenyPath without case folding.
-func matchDeny(pattern string, ref PathRef) bool {
-	d := compileDeny(pattern)
-	return d.match(&ref)
 }
 
 // denyPattern is one deny entry cleaned for matching: home-relative ("~/…",
@@ -162,6 +193,7 @@ type denyPattern struct {
 	// dir the literal part), 'g' anything else.
 	shape byte
 	dir   string
+	upper bool // strings.ToLower changes raw
 }
 
 func compileDeny(pattern string) denyPattern {
@@ -191,7 +223,7 @@ var denyCache struct {
 }
 
 func compileDenyUncached(pattern string) denyPattern {
-	d := denyPattern{raw: pattern, kind: 'r'}
+	d := denyPattern{raw: pattern, kind: 'r', upper: lowerChanges(pattern)}
 	sub := pattern
 	switch {
 	case pattern == "~" || strings.HasPrefix(pattern, "~/"):
@@ -281,10 +313,9 @@ func CompileDenyPaths(patterns []string) DenyPaths {
 // Match returns the first pattern that refuses ref, as MatchDenyPath
 // decides it.
 func (d DenyPaths) Match(ref PathRef) (string, bool) {
-	plain := !ref.foldWS && !ref.foldHome && !ref.AnySuffix
 	for i := range d.patterns {
 		p := &d.patterns[i]
-		if plain && p.match(&ref) || !plain && MatchDenyPath(p.raw, ref) {
+		if p.matchAll(&ref) {
 			return p.raw, true
 		}
 	}

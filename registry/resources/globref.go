@@ -459,11 +459,18 @@ func WriteTouches(pattern string, ref PathRef) bool {
 		}
 	}
 	// Where the file system ignores case, SRC is src: try again with
-	// both sides folded (a wider match only ever refuses more).
-	if ref.foldWS || ref.foldHome {
-		return WriteTouches(strings.ToLower(pattern), foldedRef(ref))
+	// both sides folded (a wider match only ever refuses more), asking
+	// the file systems only when folding everything would touch (as in
+	// denyPattern.matchAll).
+	if d := compileDeny(pattern); !ref.mayFold() || !d.foldMatters(&ref) {
+		return false
 	}
-	return false
+	low := strings.ToLower(pattern)
+	if !WriteTouches(low, foldedRef(ref, true, true)) {
+		return false
+	}
+	ws, home := ref.folding()
+	return (ws || home) && WriteTouches(low, foldedRef(ref, ws, home))
 }
 
 // holdsPatternRoot reports whether ref is, or is above, the directory

@@ -78,7 +78,8 @@ var protectedTestPatterns = []string{".leasedeck/**", ".claude/settings*.json", 
 // a pattern's root, below an existing directory at any depth, case
 // folding) are the same on both sides.
 func writeTouchesReference(pattern string, ref PathRef) bool {
-	if MatchDenyPath(pattern, ref) || holdsPatternRoot(pattern, ref) {
+	ws, home := ref.folding()
+	if matchDenyPathEager(pattern, ref, ws, home) || holdsPatternRoot(pattern, ref) {
 		return true
 	}
 	for _, form := range []PathRef{ref, {Rel: ref.lexRel, Home: ref.lexHome, Abs: ref.lexAbs}} {
@@ -86,8 +87,8 @@ func writeTouchesReference(pattern string, ref PathRef) bool {
 			return true
 		}
 	}
-	if ref.foldWS || ref.foldHome {
-		if writeTouchesReference(strings.ToLower(pattern), foldedRef(ref)) {
+	if ws || home {
+		if writeTouchesReference(strings.ToLower(pattern), foldedRef(ref, ws, home)) {
 			return true
 		}
 	}

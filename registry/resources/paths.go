@@ -5,7 +5,9 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
+	"unicode/utf8"
 )
 
 // PathRef is one path a tool call touches, in every form the gate matches
@@ -38,6 +40,9 @@ type PathRef struct {
 	// foldWS and foldHome: the workspace's and the home directory's file
 	// systems ignore case (macOS by default), so .ENV is .env there.
 	foldWS, foldHome bool
+	// folds asks the file systems whether they ignore case, for the
+	// paths of one call (see caseFold); nil when the answer is not asked.
+	folds *caseFold
 	// holdsWS and holdsHome: the path (resolved or as spelled) is the
 	// workspace or the home directory, or a directory above it, so a
 	// write there changes every path below them (WriteTouches).
@@ -103,27 +108,76 @@ func homeForm(home, p string) string {
 type dirInfo struct {
 	resolved string // symbolic links resolved
 	clean    string // as spelled, cleaned
-	fold     bool   // its file system ignores case
 }
 
 // resolveDir resolves a workspace or home directory for this call, with
-// the directory as spelled, cleaned, and whether its file system ignores
-// case. Nothing of it is kept for the next call: the workspace, or a
-// directory above it, may be moved or replaced by a link between two
-// calls (by a recipe, by any process the gate does not see), and the next
-// call must resolve where the shell will really be.
+// the directory as spelled and cleaned. Nothing of it is kept for the next
+// call: the workspace, or a directory above it, may be moved or replaced
+// by a link between two calls (by a recipe, by any process the gate does
+// not see), and the next call must resolve where the shell will really be.
+// Whether its file system ignores case is asked later, by the call's
+// caseFold, when a match depends on it.
 func (r *pathResolver) resolveDir(dir string) (dirInfo, error) {
 	resolved, err := r.walk(string(filepath.Separator), dir)
 	if err != nil {
 		return dirInfo{}, err
 	}
-	return dirInfo{resolved: resolved, clean: filepath.Clean(dir), fold: caseInsensitive(resolved)}, nil
+	return dirInfo{resolved: resolved, clean: filepath.Clean(dir)}, nil
 }
 
 // isMissing reports the errors that mean "nothing is there": the path, or one
 // of its parents, does not exist or is not a directory.
 func isMissing(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// caseFold is whether the workspace's and the home directory's file
+// systems ignore case, asked of the file system at most once per call and
+// only when the answer could change a decision: a pattern and a path that
+// lower-casing could make match (see denyPattern.matchAll). Nothing of it
+// outlives the call's resolver, like everything else the call learns.
+type caseFold struct {
+	once     sync.Once
+	wsDir    string // the resolved workspace
+	homeDir  string // the resolved home directory, "" when it is not known
+	ws, home bool
+}
+
+func (c *caseFold) answer() (ws, home bool) {
+	c.once.Do(func() {
+		c.ws = caseInsensitive(c.wsDir)
+		c.home = c.homeDir != "" && caseInsensitive(c.homeDir)
+	})
+	return c.ws, c.home
+}
+
+// mayFold reports whether a file system of the path may ignore case:
+// known to, or not asked yet.
+func (r *PathRef) mayFold() bool { return r.foldWS || r.foldHome || r.folds != nil }
+
+// folding is whether the workspace's and the home directory's file
+// systems ignore case, asking them if that is not known yet.
+func (r *PathRef) folding() (ws, home bool) {
+	ws, home = r.foldWS, r.foldHome
+	if r.folds != nil {
+		fws, fhome := r.folds.answer()
+		ws, home = ws || fws, home || fhome
+	}
+	return ws, home
+}
+
+// lowerChanges reports whether strings.ToLower would change s.
+func lowerChanges(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			return true
+		}
+		if c >= utf8.RuneSelf {
+			return strings.ToLower(s) != s
+		}
+	}
+	return false
 }
 
 // caseInsensitive reports whether the file system holding dir finds a name

@@ -24,14 +24,13 @@ type pathResolver struct {
 	wsErr     error  // the workspace cannot be used
 	ws        string // the workspace, resolved
 	cleanWS   string // the workspace as spelled, cleaned
-	foldWS    bool
+	folds     *caseFold
 
 	home       string // os.UserHomeDir, "" with homeErr
 	homeErr    error
 	homeRes    string // home, resolved; "" with homeResErr
 	homeResErr error
 	cleanHome  string
-	foldHome   bool
 
 	// seen is what lstat found for each absolute path examined: a list
 	// while it is short (most calls examine a handful), then a map.
@@ -79,12 +78,15 @@ func (r *pathResolver) start() {
 		r.wsErr = fmt.Errorf("cannot resolve workspace %q: %w", workspace, err)
 		return
 	}
-	r.ws, r.cleanWS, r.foldWS = ws.resolved, ws.clean, ws.fold
+	r.ws, r.cleanWS = ws.resolved, ws.clean
+	r.folds = &caseFold{wsDir: r.ws}
 	if r.homeErr == nil {
 		home, err := r.resolveDir(r.home)
-		r.homeRes, r.cleanHome, r.foldHome, r.homeResErr = home.resolved, home.clean, home.fold, err
+		r.homeRes, r.cleanHome, r.homeResErr = home.resolved, home.clean, err
 		if err != nil {
 			r.cleanHome = filepath.Clean(r.home)
+		} else {
+			r.folds.homeDir = r.homeRes
 		}
 	}
 }
@@ -133,7 +135,7 @@ func (r *pathResolver) resolve(p string) (PathRef, error) {
 		// message need not repeat all of it.
 		return PathRef{}, fmt.Errorf("cannot resolve %q: %w", shorten(p), err)
 	}
-	ref := PathRef{Abs: abs, foldWS: r.foldWS}
+	ref := PathRef{Abs: abs, folds: r.folds}
 	if rel, ok := relTo(r.ws, abs); ok {
 		ref.Rel, ref.Inside = rel, true
 	}
@@ -155,7 +157,6 @@ func (r *pathResolver) resolve(p string) (PathRef, error) {
 	if r.homeErr == nil {
 		if r.homeResErr == nil {
 			ref.Home = homeForm(r.homeRes, abs)
-			ref.foldHome = r.foldHome
 		}
 		ref.lexHome = homeForm(r.cleanHome, lexAbs)
 		ref.holdsHome = r.homeResErr == nil && holds(abs, r.homeRes) || holds(lexAbs, r.cleanHome)
@@ -198,6 +199,9 @@ func (r *pathResolver) walk(base, rest string) (string, error) {
 		}
 	}
 	links := 0
+	// missing is a path found not to exist: nothing below it exists
+	// either, and the kernel would say so without being asked again.
+	missing := ""
 	for rest != "" {
 		comp := rest
 		if i := strings.IndexByte(rest, '/'); i >= 0 {
@@ -224,11 +228,19 @@ func (r *pathResolver) walk(base, rest string) (string, error) {
 		} else {
 			next = joinComponent(resolved, comp)
 		}
-		e := r.lstat(next)
+		var e pathEntry
+		if missing != "" && len(next) > len(missing) && next[len(missing)] == '/' && strings.HasPrefix(next, missing) {
+			e = r.below(next)
+		} else {
+			e = r.lstat(next)
+		}
 		switch {
 		case e.err != nil:
 			return "", e.err
 		case !e.link: // a file, a directory, or nothing yet (taken literally)
+			if e.missing {
+				missing = next
+			}
 			resolved = next
 			continue
 		}
@@ -279,6 +291,17 @@ func (r *pathResolver) lstat(p string) pathEntry {
 		e.link = true
 		e.target, e.err = os.Readlink(p)
 	}
+	r.remember(p, e)
+	return e
+}
+
+// below is what lies at p, below a path found missing: nothing, unless
+// the call already looked at p (the answers of one call stay one).
+func (r *pathResolver) below(p string) pathEntry {
+	if e, ok := r.entry(p); ok {
+		return e
+	}
+	e := pathEntry{missing: true}
 	r.remember(p, e)
 	return e
 }
