@@ -96,10 +96,10 @@ func EvaluateUse(s *State, leaseID string, call ToolCall, use resources.Use, err
 	// grant for this lease already covers it.
 	// What the gate cannot model but a human can read in the call (inline
 	// interpreter code) is held for one, unless the lease grants it.
-	held, why := heldFor(g, use)
+	held, why, everyCall := heldFor(g, use)
 	if matched := approvalNames(g, call.Tool, use); len(matched)+len(held) > 0 {
 		all := append(append([]string{}, held...), matched...)
-		if covered == nil || !covered(leaseID, all) {
+		if covered == nil || everyCall || !covered(leaseID, all) {
 			res.Verdict, res.Approvals = VerdictAsk, all
 			res.Reason = "a human must approve: " + strings.Join(all, ", ") + " (approvals)"
 			if len(held) > 0 {
@@ -218,19 +218,28 @@ func outsideAllow(g *Manifest, use resources.Use) string {
 	return ""
 }
 
-// heldFor names the holds of a shell command (inline:<program>) that the
-// lease does not grant with "<program>+inline" in allow.commands, and why
-// they are held.
-func heldFor(g *Manifest, use resources.Use) ([]string, string) {
-	var names, reasons []string
+// heldFor names the holds of a shell command (inline:<program>, or the
+// hold's own approval name) that the lease does not grant with
+// "<program>+inline" in allow.commands, and why they are held; everyCall
+// is true when one of them is asked on every call, whatever was granted
+// for the lease.
+func heldFor(g *Manifest, use resources.Use) (names []string, why string, everyCall bool) {
+	var reasons []string
 	for _, h := range use.Holds {
 		if h.Inline && contains(g.Allow.Commands, h.Program+"+inline") {
 			continue
 		}
-		names = append(names, "inline:"+h.Program)
+		name := "inline:" + h.Program
+		if h.Approval != "" {
+			name = h.Approval
+		}
+		if !contains(names, name) {
+			names = append(names, name)
+		}
 		reasons = append(reasons, h.Reason)
+		everyCall = everyCall || h.EveryCall
 	}
-	return names, strings.Join(reasons, "; ")
+	return names, strings.Join(reasons, "; "), everyCall
 }
 
 func hostAllowed(patterns []string, host string) bool {

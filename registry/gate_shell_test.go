@@ -357,7 +357,7 @@ func benchCallRules(b *testing.B) CallRules {
 		b.Skip("no home directory")
 	}
 	return CallRules{
-		ProtectedWrites: []string{".git/hooks/**", ".git/config", ".github/workflows/**",
+		ProtectedWrites: []string{".git/**", ".github/workflows/**",
 			".vscode/tasks.json", ".mcp.json", "~/.claude.json"},
 		ProtectedDirs: []string{filepath.Join(home, ".config", "leasedeck"), filepath.Join(home, ".local", "state", "leasedeck")},
 	}

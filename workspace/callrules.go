@@ -15,7 +15,7 @@ import (
 // files and every client's hook settings, registry.ImplicitProtectedWrites,
 // whatever the file says). Reading them stays allowed: `grep -r` over a
 // repository reads .git/config.
-var DefaultProtectedWrites = []string{".git/hooks/**", ".git/config", ".github/workflows/**",
+var DefaultProtectedWrites = []string{".git/**", ".github/workflows/**",
 	".vscode/tasks.json", ".mcp.json", "~/.claude.json"}
 
 // parseCallRules reads "protected_writes" (absent: the defaults; [] turns

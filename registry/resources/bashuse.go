@@ -110,6 +110,13 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 	use.PipesIntoInterpreter = sh.PipesIntoInterpreter
 	use.Hosts = sh.Hosts
 	use.Holds = sh.Holds
+	if len(sh.gitRuns) > 0 {
+		held, err := gitRunHolds(&resolver, rebase, sh.gitRuns, writes.list)
+		if err != nil {
+			return Use{}, &FieldError{Pointer: "/command", Err: err}
+		}
+		use.Holds = append(use.Holds, held...)
+	}
 	return use, nil
 }
 

@@ -64,6 +64,7 @@ func (a *analyzer) git(prog string, args []*syntax.Word, c ctx) {
 	if a.err != nil {
 		return
 	}
+	a.noteGitRun(args[:i], args[i:])
 	if i >= len(args) {
 		return // git --version, git -C dir: nothing runs
 	}

@@ -90,6 +90,10 @@ type ShellUse struct {
 	// the call itself (inline interpreter code): the gate asks a human
 	// instead of deciding. Each names the program and why.
 	Holds []Hold `json:"holds,omitempty"`
+	// gitRuns are where each git command of the line starts looking for
+	// its repository (gitrepo.go): the caller, which knows the workspace,
+	// holds the line when that repository is one the agent can rewrite.
+	gitRuns []gitRun
 }
 
 // Hold is one reason a command line needs a human: Program is the program
@@ -100,6 +104,13 @@ type Hold struct {
 	Program string `json:"program"`
 	Reason  string `json:"reason"`
 	Inline  bool   `json:"inline,omitempty"`
+	// Approval is the approval name a human's answer is recorded under;
+	// "" is "inline:<Program>".
+	Approval string `json:"approval,omitempty"`
+	// EveryCall: a grant remembered for the lease does not cover it, since
+	// what the human judged (a repository's configuration) is something
+	// the agent can change after the answer.
+	EveryCall bool `json:"every_call,omitempty"`
 }
 
 // maxShellDepth is how deeply scripts may nest inside one another (sh -c

@@ -1,0 +1,416 @@
+package resources
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Git reads the configuration and runs the hooks of whatever repository it
+// finds from its working directory, not only the workspace's own: a
+// repository the agent made (git init d, a .git file pointing elsewhere, a
+// bare repository of plain files) has a configuration the agent wrote, and
+// that configuration names programs git runs on an ordinary command
+// (core.fsmonitor on git status, hooks on git commit). The workspace
+// root's .git is a protected write and a directory outside the workspace
+// is one no lease writes; every other repository is held for a human.
+
+// gitRun is one git command of a line as the analysis saw it: the
+// directories it may start in and the repository options it was given.
+type gitRun struct {
+	dirs     []string // candidate working directories (analysis paths, "" the start)
+	gitDir   string   // --git-dir (or "." for --bare), relative to the working directory; "" when absent
+	workTree string   // --work-tree, relative to the working directory; "" when absent
+	unknown  string   // why the working directory cannot be told; "" when it can
+	creates  bool     // git init or git clone: the repository it names is made, not used
+}
+
+// noteGitRun records where a git command starts: global are the words
+// before its subcommand (already checked by git), rest the subcommand and
+// what follows.
+func (a *analyzer) noteGitRun(global, rest []*syntax.Word) {
+	run := gitRun{dirs: append([]string(nil), a.cwds...)}
+	switch {
+	case a.cwdUnknown:
+		run.unknown = "the working directory changes in a way the gate cannot follow"
+	case a.later > 0:
+		run.unknown = "it runs at a time the gate cannot tell, wherever the shell is then"
+	}
+	for i := 0; i < len(global); i++ {
+		l, _ := staticWord(global[i])
+		name, val, hasVal := strings.Cut(strings.TrimLeft(l.s, "-"), "=")
+		long := strings.HasPrefix(l.s, "--")
+		takes := gitGlobal[name] == 1 && !hasVal && !(len(name) == 1 && len(l.s) > 2)
+		if takes && i+1 < len(global) {
+			i++
+			if v, ok := staticWord(global[i]); ok {
+				val = v.s
+			} else {
+				val = "\x00"
+			}
+		}
+		switch {
+		case long && name == "bare":
+			run.gitDir = "."
+		case long && (name == "git-dir" || name == "work-tree"):
+			p, ok := pathWord(valueWord(val))
+			if !ok || p == "" || strings.IndexByte(val, 0) >= 0 {
+				run.unknown = "--" + name + " is not a plain path"
+			}
+			if name == "git-dir" {
+				run.gitDir = p
+			} else {
+				run.workTree = p
+			}
+		}
+	}
+	if len(rest) > 0 {
+		if l, ok := staticWord(rest[0]); ok && (l.s == "init" || l.s == "clone") {
+			run.creates = true
+		}
+	}
+	a.use.gitRuns = append(a.use.gitRuns, run)
+}
+
+// gitRepoCheck judges the git commands of one Bash call. ws is the
+// workspace, resolved; resolve resolves an analysis path (rebased to the
+// call's start) as the call's other paths are; writes are the paths the
+// line writes, which may make a repository before a later git command on
+// the same line runs.
+type gitRepoCheck struct {
+	ws      string
+	resolve func(string) (PathRef, error)
+	writes  []PathRef
+	home    string // the home directory, for ~/ in configuration values; "" when unknown
+}
+
+// gitRunHolds judges the git commands of a Bash call whose paths resolver
+// resolves (after rebase, as the call's other paths).
+func gitRunHolds(resolver *pathResolver, rebase func(string) string, runs []gitRun, writes []PathRef) ([]Hold, error) {
+	if _, err := resolver.resolve("."); err != nil {
+		return nil, err // the workspace itself cannot be used
+	}
+	g := gitRepoCheck{
+		ws:      resolver.ws,
+		resolve: func(p string) (PathRef, error) { return resolver.resolve(rebase(p)) },
+		writes:  writes,
+	}
+	if resolver.homeErr == nil {
+		g.home = resolver.home
+	}
+	return g.holds(runs), nil
+}
+
+// gitHold is the hold for a git command that would use a repository the
+// gate cannot vouch for.
+func gitHold(why string) Hold {
+	return Hold{Program: "git", Reason: why, Approval: "git-repository", EveryCall: true}
+}
+
+// holds are the holds for runs, at most one per distinct reason.
+func (g *gitRepoCheck) holds(runs []gitRun) []Hold {
+	var out []Hold
+	for _, run := range runs {
+		why := g.run(run)
+		if why == "" {
+			continue
+		}
+		dup := false
+		for _, h := range out {
+			dup = dup || h.Reason == why
+		}
+		if !dup {
+			out = append(out, gitHold(why))
+		}
+	}
+	return out
+}
+
+// run is why one git command is held, or "".
+func (g *gitRepoCheck) run(run gitRun) string {
+	if run.unknown != "" {
+		return "the gate cannot tell which repository git would use: " + run.unknown
+	}
+	for _, d := range run.dirs {
+		if why := g.dir(run, d); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// dir judges one candidate working directory of run.
+func (g *gitRepoCheck) dir(run gitRun, d string) string {
+	cwd, err := g.resolve(orDot(d))
+	if err != nil {
+		return "the gate cannot tell which repository git would use: " + err.Error()
+	}
+	if !cwd.dir {
+		if run.creates && run.gitDir == "" {
+			return "" // git init / clone in a directory the line makes
+		}
+		return fmt.Sprintf("git would run in %s, which does not exist yet: the gate cannot see the repository it would use", g.show(cwd.Abs))
+	}
+	if run.workTree != "" || run.gitDir != "" {
+		return g.explicit(run, d)
+	}
+	return g.discover(cwd.Abs, run.creates)
+}
+
+// explicit judges a command given --git-dir or --work-tree: the git
+// directory (discovered when only --work-tree is given) and the work tree
+// a relative core.hooksPath is taken from.
+func (g *gitRepoCheck) explicit(run gitRun, d string) string {
+	top := ""
+	if run.workTree != "" {
+		wt, err := g.resolve(joinCwd(orDot(d), run.workTree))
+		if err != nil || !wt.dir {
+			return fmt.Sprintf("git --work-tree=%s names a directory the gate cannot see", run.workTree)
+		}
+		top = wt.Abs
+	}
+	if run.gitDir == "" {
+		cwd, _ := g.resolve(orDot(d))
+		return g.discover(cwd.Abs, run.creates)
+	}
+	ref, err := g.resolve(joinCwd(orDot(d), run.gitDir))
+	if err != nil {
+		return "the gate cannot tell which repository git would use: " + err.Error()
+	}
+	repo, why := g.gitDirAt(ref.Abs, filepath.Dir(ref.Abs))
+	if why != "" {
+		return why
+	}
+	if repo.dir == "" {
+		return fmt.Sprintf("git --git-dir=%s names no repository the gate can see (the line may make one)", run.gitDir)
+	}
+	if top == "" {
+		top = repo.dir
+	}
+	return g.judge(repo, top)
+}
+
+// gitRepo is a repository git would use: its git directory and the
+// common directory its configuration, hooks and objects are in.
+type gitRepo struct {
+	dir, common string
+}
+
+// discover walks up from the resolved directory cwd as git's setup does:
+// at each level a .git directory or .git file, else the level itself as a
+// bare repository. A level the line writes (a repository it may make
+// there) is held; reaching the root finds no repository (git then runs
+// without one, which the gate judges as any program).
+func (g *gitRepoCheck) discover(cwd string, creates bool) string {
+	for level := cwd; ; level = filepath.Dir(level) {
+		if !creates {
+			if w := g.writtenAt(level); w != "" {
+				return fmt.Sprintf("the line writes %s before git looks for its repository there: the gate cannot see the repository git would use", w)
+			}
+		}
+		repo, why := g.gitDirAt(filepath.Join(level, ".git"), level)
+		if why != "" {
+			return why
+		}
+		if repo.dir == "" {
+			repo, why = g.bareAt(level)
+			if why != "" {
+				return why
+			}
+		}
+		if repo.dir != "" {
+			return g.judge(repo, level)
+		}
+		if parent := filepath.Dir(level); parent == level {
+			return ""
+		}
+	}
+}
+
+// gitDirAt is the repository p names as a git directory: a directory is
+// one (whether or not git would accept it: counting more directories as
+// repositories only holds more), a file is a gitfile ("gitdir: PATH",
+// relative to base). repo.dir is "" when p does not exist.
+func (g *gitRepoCheck) gitDirAt(p, base string) (gitRepo, string) {
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return gitRepo{}, "" // nothing there, or a dangling link: git looks on
+	case err != nil:
+		return gitRepo{}, fmt.Sprintf("the gate cannot read %s, which git would read to find its repository: %v", g.show(p), err)
+	case fi.Mode().IsRegular():
+		target, err := readGitfile(p)
+		if err != nil {
+			return gitRepo{}, fmt.Sprintf("the gate cannot tell which repository git would use: %s: %v", g.show(p), err)
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(base, target)
+		}
+		return g.repoAt(target)
+	case fi.IsDir():
+		return g.repoAt(p)
+	}
+	return gitRepo{}, fmt.Sprintf("the gate cannot tell which repository git would use: %s is neither a directory nor a file", g.show(p))
+}
+
+// bareAt is level itself as a bare repository: a HEAD and one of objects,
+// refs or commondir (git wants a valid HEAD and both objects and refs; any
+// of them counts here).
+func (g *gitRepoCheck) bareAt(level string) (gitRepo, string) {
+	if _, err := os.Lstat(filepath.Join(level, "HEAD")); err != nil {
+		return gitRepo{}, ""
+	}
+	for _, name := range []string{"objects", "refs", "commondir"} {
+		if _, err := os.Lstat(filepath.Join(level, name)); err == nil {
+			return g.repoAt(level)
+		}
+	}
+	return gitRepo{}, ""
+}
+
+// repoAt resolves a git directory and its common directory (commondir,
+// relative to the git directory).
+func (g *gitRepoCheck) repoAt(dir string) (gitRepo, string) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return gitRepo{}, fmt.Sprintf("the gate cannot tell which repository git would use: %s: %v", g.show(dir), err)
+	}
+	repo := gitRepo{dir: real, common: real}
+	data, err := readSmall(filepath.Join(real, "commondir"), maxGitfile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return repo, ""
+	case err != nil:
+		return repo, fmt.Sprintf("the gate cannot read %s: %v", g.show(filepath.Join(real, "commondir")), err)
+	}
+	common := strings.TrimRight(string(data), "\r\n")
+	if common == "" || strings.ContainsAny(common, "\x00\n") {
+		return repo, fmt.Sprintf("the gate cannot tell which repository git would use: %s is not one path", g.show(filepath.Join(real, "commondir")))
+	}
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(real, common)
+	}
+	if repo.common, err = filepath.EvalSymlinks(common); err != nil {
+		return repo, fmt.Sprintf("the gate cannot tell which repository git would use: %s names %s: %v", g.show(filepath.Join(real, "commondir")), g.show(common), err)
+	}
+	return repo, ""
+}
+
+// writtenAt names a path the line writes that could make level a
+// repository, or a different one: level itself or a directory above it
+// (replaced or moved there), or .git, HEAD, objects, refs or commondir in
+// it. Writes outside the workspace are refused anyway.
+func (g *gitRepoCheck) writtenAt(level string) string {
+	for _, w := range g.writes {
+		for _, p := range []string{w.Abs, w.lexAbs} {
+			if p == "" {
+				continue
+			}
+			if w.AnySuffix {
+				p = filepath.Dir(p) // some name in that directory
+				if p == level || isBelow(level, p) {
+					return g.show(w.Abs)
+				}
+				continue
+			}
+			if p == level || isBelow(level, p) {
+				return g.show(w.Abs)
+			}
+			if rest, ok := strings.CutPrefix(p, level+string(filepath.Separator)); ok {
+				first, _, _ := strings.Cut(rest, string(filepath.Separator))
+				switch first {
+				case ".git", "HEAD", "objects", "refs", "commondir":
+					return g.show(w.Abs)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// isBelow reports whether p lies strictly below dir.
+func isBelow(p, dir string) bool {
+	if dir == string(filepath.Separator) {
+		return len(p) > 1 && strings.HasPrefix(p, dir)
+	}
+	return strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// agentWritable reports whether a lease may write p: inside the workspace
+// and not in the workspace root's own .git (a protected write).
+func (g *gitRepoCheck) agentWritable(p string) bool {
+	if p != g.ws && !isBelow(p, g.ws) {
+		return false
+	}
+	own := filepath.Join(g.ws, ".git")
+	return p != own && !isBelow(p, own)
+}
+
+// show is p as a human reads it: relative to the workspace when inside.
+func (g *gitRepoCheck) show(p string) string {
+	if p == g.ws {
+		return "the workspace"
+	}
+	if isBelow(p, g.ws) {
+		return filepath.ToSlash(p[len(g.ws)+1:])
+	}
+	return p
+}
+
+func orDot(d string) string {
+	if d == "" {
+		return "."
+	}
+	return d
+}
+
+// maxGitfile is the most the gate reads of a .git file or a commondir
+// file: git's own limit on a gitfile is far larger, but no real one is
+// longer than a path.
+const maxGitfile = 64 << 10
+
+// readGitfile is the path a .git file names ("gitdir: PATH", one line;
+// git strips the trailing newline and carriage return).
+func readGitfile(p string) (string, error) {
+	data, err := readSmall(p, maxGitfile)
+	if err != nil {
+		return "", err
+	}
+	return parseGitfile(data)
+}
+
+// parseGitfile is readGitfile for the file's bytes.
+func parseGitfile(data []byte) (string, error) {
+	s, ok := strings.CutPrefix(string(data), "gitdir: ")
+	if !ok {
+		return "", errors.New(`not a .git file git reads ("gitdir: PATH")`)
+	}
+	s = strings.TrimRight(s, "\r\n")
+	if s == "" || strings.ContainsAny(s, "\x00\r\n") {
+		return "", errors.New("the .git file does not name one path")
+	}
+	return s, nil
+}
+
+// readSmall reads a file of at most limit bytes; a larger one is an error.
+func readSmall(p string, limit int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("larger than %d bytes", limit)
+	}
+	return data, nil
+}
