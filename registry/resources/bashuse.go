@@ -111,11 +111,7 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 	use.Hosts = sh.Hosts
 	use.Holds = sh.Holds
 	if len(sh.gitRuns) > 0 {
-		held, err := gitRunHolds(&resolver, rebase, sh.gitRuns, writes.list)
-		if err != nil {
-			return Use{}, &FieldError{Pointer: "/command", Err: err}
-		}
-		use.Holds = append(use.Holds, held...)
+		use.Holds = append(use.Holds, gitRunHolds(&resolver, rebase, sh.gitRuns, writes.list)...)
 	}
 	return use, nil
 }

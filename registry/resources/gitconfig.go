@@ -8,41 +8,47 @@ import (
 	"strings"
 )
 
-// gitConfigEntry is one key of a git configuration file: section and key
-// lower-cased, the subsection as written (git compares it exactly).
+// gitConfigEntry is one key of a git configuration file, as spelled:
+// section and key compare without case (strings.EqualFold), the
+// subsection exactly (the old [s.sub] form's without case, as git
+// lower-cases it). The strings are slices of the file where they can be.
 type gitConfigEntry struct {
 	section, subsection, key, value string
+	dotted                          bool // [s.sub]: the subsection compares without case
 	valueless                       bool // "key" alone: boolean true
 }
 
 // parseGitConfig reads git's configuration format as git's config.c does,
 // as far as the gate needs: sections ([s], [s "sub"], the old [s.sub]),
 // keys with or without values, quoting, the escapes git knows, comments
-// and backslash-newline continuations. Anything git would reject is an
-// error, so that the gate never reads a file differently from git.
-func parseGitConfig(data []byte) ([]gitConfigEntry, error) {
+// and backslash-newline continuations, a CR LF read as a newline.
+// Anything git would reject is an error, so that the gate never reads a
+// file differently from git. fn sees each entry in order; its error stops
+// the parse.
+func parseGitConfig(data []byte, fn func(gitConfigEntry) error) error {
 	p := gitConfigParser{s: strings.TrimPrefix(string(data), "\ufeff"), line: 1}
-	var out []gitConfigEntry
 	for {
 		c, ok := p.next()
 		switch {
 		case !ok:
-			return out, nil
+			return nil
 		case isConfigSpace(c) || c == '\n':
 		case c == '#' || c == ';':
 			p.skipLine()
 		case c == '[':
 			if err := p.header(); err != nil {
-				return nil, err
+				return err
 			}
 		case isAlpha(c):
-			e, err := p.entry(c)
+			e, err := p.entry()
 			if err != nil {
-				return nil, err
+				return err
 			}
-			out = append(out, e)
+			if err := fn(e); err != nil {
+				return err
+			}
 		default:
-			return nil, p.errorf("unexpected %q", c)
+			return p.errorf("unexpected %q", c)
 		}
 	}
 }
@@ -51,7 +57,7 @@ type gitConfigParser struct {
 	s                   string
 	i, line             int
 	section, subsection string
-	inSection           bool
+	dotted, inSection   bool
 }
 
 func (p *gitConfigParser) next() (byte, bool) {
@@ -73,6 +79,17 @@ func (p *gitConfigParser) peek() (byte, bool) {
 	return p.s[p.i], true
 }
 
+// nextCRLF is next with a CR LF read as one newline.
+func (p *gitConfigParser) nextCRLF() (byte, bool) {
+	c, ok := p.next()
+	if ok && c == '\r' {
+		if n, more := p.peek(); more && n == '\n' {
+			return p.next()
+		}
+	}
+	return c, ok
+}
+
 func (p *gitConfigParser) errorf(format string, args ...any) error {
 	return fmt.Errorf("line %d: %s", p.line, fmt.Sprintf(format, args...))
 }
@@ -90,28 +107,30 @@ func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' 
 
 func isKeyChar(c byte) bool { return isAlpha(c) || c >= '0' && c <= '9' || c == '-' }
 
+// isConfigSpace is C's isspace without the newline, which ends a line.
+func isConfigSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'
+}
+
 // header reads a section header after its "[".
 func (p *gitConfigParser) header() error {
-	var name strings.Builder
+	start := p.i
 	for {
 		c, ok := p.next()
 		switch {
 		case !ok:
 			return p.errorf("unterminated section header")
 		case c == ']':
-			if name.Len() == 0 {
+			name := p.s[start : p.i-1]
+			if name == "" {
 				return p.errorf("empty section name")
 			}
-			sec, sub, dotted := strings.Cut(name.String(), ".")
-			p.section, p.subsection, p.inSection = strings.ToLower(sec), "", true
-			if dotted {
-				p.subsection = strings.ToLower(sub) // [s.sub]: git lower-cases it
-			}
+			sec, sub, dotted := strings.Cut(name, ".")
+			p.section, p.subsection, p.dotted, p.inSection = sec, sub, dotted, true
 			return nil
 		case c == ' ' || c == '\t':
-			return p.extendedHeader(strings.ToLower(name.String()))
+			return p.extendedHeader(p.s[start : p.i-1])
 		case isKeyChar(c) || c == '.':
-			name.WriteByte(c)
 		default:
 			return p.errorf("invalid character %q in a section name", c)
 		}
@@ -131,7 +150,8 @@ func (p *gitConfigParser) extendedHeader(section string) error {
 	if !ok || c != '"' {
 		return p.errorf(`expected a quoted subsection name`)
 	}
-	var sub strings.Builder
+	start := p.i
+	var sub []byte // only when an escape makes it differ from the text
 	for {
 		c, ok := p.next()
 		switch {
@@ -141,35 +161,40 @@ func (p *gitConfigParser) extendedHeader(section string) error {
 			if c, ok := p.next(); !ok || c != ']' {
 				return p.errorf(`expected "]" after the subsection name`)
 			}
-			p.section, p.subsection, p.inSection = section, sub.String(), true
+			p.section, p.subsection, p.dotted, p.inSection = section, p.s[start:p.i-2], false, true
+			if sub != nil {
+				p.subsection = string(sub)
+			}
 			return nil
 		case c == '\\':
+			if sub == nil {
+				sub = []byte(p.s[start : p.i-1])
+			}
 			c, ok = p.next()
 			if !ok || c == '\n' {
 				return p.errorf("unterminated subsection name")
 			}
-			sub.WriteByte(c)
-		default:
-			sub.WriteByte(c)
+			sub = append(sub, c)
+		case sub != nil:
+			sub = append(sub, c)
 		}
 	}
 }
 
-// entry reads "key", "key = value" or "key value…" after its first letter.
-func (p *gitConfigParser) entry(first byte) (gitConfigEntry, error) {
+// entry reads "key" or "key = value"; its first letter is read.
+func (p *gitConfigParser) entry() (gitConfigEntry, error) {
 	if !p.inSection {
 		return gitConfigEntry{}, p.errorf("a key before any section")
 	}
-	key := []byte{first}
+	start := p.i - 1
 	for {
 		c, ok := p.peek()
 		if !ok || !isKeyChar(c) {
 			break
 		}
 		p.i++
-		key = append(key, c)
 	}
-	e := gitConfigEntry{section: p.section, subsection: p.subsection, key: strings.ToLower(string(key))}
+	e := gitConfigEntry{section: p.section, subsection: p.subsection, dotted: p.dotted, key: p.s[start:p.i]}
 	for {
 		c, ok := p.peek()
 		if !ok || (c != ' ' && c != '\t') {
@@ -177,17 +202,11 @@ func (p *gitConfigParser) entry(first byte) (gitConfigEntry, error) {
 		}
 		p.i++
 	}
-	c, ok := p.next()
+	c, ok := p.nextCRLF()
 	switch {
 	case !ok || c == '\n':
 		e.valueless = true
 		return e, nil
-	case c == '\r':
-		if c, ok := p.next(); !ok || c == '\n' {
-			e.valueless = true
-			return e, nil
-		}
-		return e, p.errorf("stray carriage return after key %s", e.key)
 	case c != '=':
 		return e, p.errorf("invalid key %s%c", e.key, c)
 	}
@@ -199,37 +218,49 @@ func (p *gitConfigParser) entry(first byte) (gitConfigEntry, error) {
 // value reads a value after "=", as git's parse_value: leading blanks
 // dropped, trailing unquoted blanks dropped, quotes removed, \\ \" \n \t
 // \b unescaped, backslash-newline joining lines, an unquoted # or ; ending
-// it. A CR LF is a newline, as git reads it.
+// it. A line without quotes or backslashes is a slice of the file.
 func (p *gitConfigParser) value() (string, error) {
+	end := strings.IndexByte(p.s[p.i:], '\n')
+	if end < 0 {
+		end = len(p.s) - p.i
+	}
+	line := p.s[p.i : p.i+end]
+	if !strings.ContainsAny(line, "\"\\") {
+		if j := strings.IndexAny(line, "#;"); j >= 0 {
+			line = line[:j]
+		}
+		p.i += end
+		return strings.TrimFunc(line, func(r rune) bool { return r < 0x80 && isConfigSpace(byte(r)) }), nil
+	}
 	var b strings.Builder
 	quoted := false
-	var pending []byte // unquoted blanks not yet known to be inside the value
+	pending := 0 // where unquoted blanks not yet known to be inside the value begin
 	for {
 		c, ok := p.nextCRLF()
 		if !ok || c == '\n' {
 			if quoted {
 				return "", p.errorf("unterminated quote")
 			}
-			return b.String(), nil
+			return b.String()[:b.Len()-pending], nil
 		}
 		if !quoted && isConfigSpace(c) {
 			if b.Len() > 0 {
-				pending = append(pending, c)
+				b.WriteByte(c)
+				pending++
 			}
 			continue
 		}
 		if !quoted && (c == '#' || c == ';') {
 			p.skipLine()
-			return b.String(), nil
+			return b.String()[:b.Len()-pending], nil
 		}
-		b.Write(pending)
-		pending = pending[:0]
+		pending = 0
 		switch c {
 		case '\\':
 			c, ok = p.nextCRLF()
 			switch {
 			case !ok:
-				return b.String(), nil // git reads the end as a newline
+				return b.String()[:b.Len()-pending], nil // git reads the end as a newline
 			case c == '\n':
 				continue
 			case c == 't':
@@ -251,21 +282,8 @@ func (p *gitConfigParser) value() (string, error) {
 	}
 }
 
-// nextCRLF is next with a CR LF read as one newline.
-func (p *gitConfigParser) nextCRLF() (byte, bool) {
-	c, ok := p.next()
-	if ok && c == '\r' {
-		if n, more := p.peek(); more && n == '\n' {
-			return p.next()
-		}
-	}
-	return c, ok
-}
-
-// isConfigSpace is C's isspace without the newline, which ends a line.
-func isConfigSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'
-}
+// errConfigHeld stops reading a configuration that already holds git.
+var errConfigHeld = errors.New("held")
 
 // maxGitConfig is the most of one configuration file the gate reads.
 const maxGitConfig = 1 << 20
@@ -276,8 +294,9 @@ const maxGitIncludeDepth = 10
 // gitConfigFacts are what the gate takes from a repository's
 // configuration: hooks directories and work trees named, as written.
 type gitConfigFacts struct {
-	hooksPaths []string // core.hooksPath values, ~ expanded, relative or absolute
-	workTrees  []string // core.worktree values, made absolute
+	hooksPaths     []string // core.hooksPath values, ~ expanded, relative or absolute
+	workTrees      []string // core.worktree values, ~ expanded, relative or absolute
+	worktreeConfig bool     // extensions.worktreeConfig is set (to anything but false)
 }
 
 // readConfig reads the configuration file p and what it includes into
@@ -295,43 +314,52 @@ func (g *gitRepoCheck) readConfig(p string, depth int, facts *gitConfigFacts) st
 	case err != nil:
 		return fmt.Sprintf("the gate cannot read %s, which configures what git runs: %v", g.show(p), err)
 	}
-	entries, err := parseGitConfig(data)
-	if err != nil {
+	var why string
+	err = parseGitConfig(data, func(e gitConfigEntry) error {
+		if why = g.configEntry(p, e, depth, facts); why != "" {
+			return errConfigHeld
+		}
+		return nil
+	})
+	if err != nil && why == "" {
 		return fmt.Sprintf("the gate cannot read %s as git would, and it configures what git runs: %v", g.show(p), err)
 	}
-	dir := filepath.Dir(p)
-	for _, e := range entries {
-		switch {
-		case (e.section == "include" || e.section == "includeif") && e.key == "path":
-			if e.valueless || e.value == "" {
-				continue // git ignores an empty include
-			}
-			inc, ok := g.expandPath(e.value)
-			if !ok {
-				return fmt.Sprintf("%s includes %s, which the gate cannot resolve", g.show(p), e.value)
-			}
-			if !filepath.IsAbs(inc) {
-				inc = filepath.Join(dir, inc)
-			}
-			inc, ok = g.real(inc)
-			if !ok || g.agentWritable(inc) {
-				return fmt.Sprintf("the configuration of the repository includes %s, a file an agent can write; it decides what git runs", g.show(inc))
-			}
-			if why := g.readConfig(inc, depth+1, facts); why != "" {
-				return why
-			}
-		case e.section == "core" && e.subsection == "" && e.key == "hookspath" && !e.valueless:
-			hp, ok := g.expandPath(e.value)
-			if !ok {
-				return fmt.Sprintf("core.hooksPath %s in %s is a path the gate cannot resolve", e.value, g.show(p))
-			}
-			facts.hooksPaths = append(facts.hooksPaths, hp)
-		case e.section == "core" && e.subsection == "" && e.key == "worktree" && !e.valueless:
-			wt, ok := g.expandPath(e.value)
-			if !ok {
-				return fmt.Sprintf("core.worktree %s in %s is a path the gate cannot resolve", e.value, g.show(p))
-			}
-			facts.workTrees = append(facts.workTrees, wt)
+	return why
+}
+
+// configEntry takes what the gate needs from one entry of the
+// configuration file p into facts, or says why git is held.
+func (g *gitRepoCheck) configEntry(p string, e gitConfigEntry, depth int, facts *gitConfigFacts) string {
+	section := func(name string) bool { return strings.EqualFold(e.section, name) }
+	key := func(name string) bool { return strings.EqualFold(e.key, name) }
+	switch {
+	case (section("include") || section("includeif")) && key("path"):
+		if e.valueless || e.value == "" {
+			return "" // git ignores an empty include
+		}
+		inc, ok := g.expandPath(e.value)
+		if !ok {
+			return fmt.Sprintf("%s includes %s, which the gate cannot resolve", g.show(p), e.value)
+		}
+		if !filepath.IsAbs(inc) {
+			inc = filepath.Join(filepath.Dir(p), inc)
+		}
+		inc, ok = g.real(inc)
+		if !ok || g.agentWritable(inc) {
+			return fmt.Sprintf("the configuration of the repository includes %s, a file an agent can write; it decides what git runs", g.show(inc))
+		}
+		return g.readConfig(inc, depth+1, facts)
+	case section("extensions") && key("worktreeconfig"):
+		facts.worktreeConfig = facts.worktreeConfig || !isGitFalse(e)
+	case section("core") && e.subsection == "" && !e.dotted && !e.valueless && (key("hookspath") || key("worktree")):
+		v, ok := g.expandPath(e.value)
+		if !ok {
+			return fmt.Sprintf("core.%s %s in %s is a path the gate cannot resolve", e.key, e.value, g.show(p))
+		}
+		if key("hookspath") {
+			facts.hooksPaths = append(facts.hooksPaths, v)
+		} else {
+			facts.workTrees = append(facts.workTrees, v)
 		}
 	}
 	return ""
@@ -341,6 +369,9 @@ func (g *gitRepoCheck) readConfig(p string, depth int, facts *gitConfigFacts) st
 // "~/" is the home directory; "~user/" and "%(prefix)/" are not expanded
 // here (ok is false: the gate does not guess whose home or which prefix).
 func (g *gitRepoCheck) expandPath(v string) (string, bool) {
+	if g.realWS() != nil {
+		return "", false
+	}
 	switch {
 	case v == "~" || strings.HasPrefix(v, "~/"):
 		if g.home == "" {
@@ -359,13 +390,20 @@ func (g *gitRepoCheck) expandPath(v string) (string, bool) {
 // hooks directory it names.
 func (g *gitRepoCheck) judge(repo gitRepo, top string) string {
 	for _, d := range []string{repo.dir, repo.common} {
+		if repo.own && d == repo.dir {
+			continue // the workspace's own .git
+		}
 		if g.agentWritable(d) {
 			return fmt.Sprintf("git would use the repository at %s, whose configuration and hooks an agent can write; they decide what git runs", g.show(d))
 		}
 	}
 	var facts gitConfigFacts
-	for _, p := range []string{filepath.Join(repo.common, "config"), filepath.Join(repo.dir, "config.worktree")} {
-		if why := g.readConfig(p, 0, &facts); why != "" {
+	if why := g.readConfig(repo.common+string(filepath.Separator)+"config", 0, &facts); why != "" {
+		return why
+	}
+	// config.worktree is read when extensions.worktreeConfig says so.
+	if facts.worktreeConfig {
+		if why := g.readConfig(repo.dir+string(filepath.Separator)+"config.worktree", 0, &facts); why != "" {
 			return why
 		}
 	}
@@ -401,4 +439,17 @@ func (g *gitRepoCheck) real(p string) (string, bool) {
 		return "", false
 	}
 	return r, true
+}
+
+// isGitFalse reports whether an entry is a boolean false as git spells it
+// (false, no, off, 0, or an empty value).
+func isGitFalse(e gitConfigEntry) bool {
+	if e.valueless {
+		return false
+	}
+	switch strings.ToLower(e.value) {
+	case "false", "no", "off", "0", "":
+		return true
+	}
+	return false
 }

@@ -78,33 +78,47 @@ func (a *analyzer) noteGitRun(global, rest []*syntax.Word) {
 	a.use.gitRuns = append(a.use.gitRuns, run)
 }
 
-// gitRepoCheck judges the git commands of one Bash call. ws is the
-// workspace, resolved; resolve resolves an analysis path (rebased to the
-// call's start) as the call's other paths are; writes are the paths the
-// line writes, which may make a repository before a later git command on
-// the same line runs.
+// gitRepoCheck judges the git commands of one Bash call.
 type gitRepoCheck struct {
-	ws      string
-	resolve func(string) (PathRef, error)
-	writes  []PathRef
-	home    string // the home directory, for ~/ in configuration values; "" when unknown
+	given   string                        // the workspace as given
+	ws      string                        // the workspace, resolved ("" until needed: see realWS)
+	start   func() (string, error)        // resolves the workspace
+	resolve func(string) (PathRef, error) // resolves an analysis path as the call's other paths are
+	writes  []PathRef                     // what the line writes: it may make a repository before a later git command runs
+	home    string                        // the home directory, for ~/ in configuration values; "" when unknown
+	atStart bool                          // the call starts in the workspace itself
 }
 
 // gitRunHolds judges the git commands of a Bash call whose paths resolver
 // resolves (after rebase, as the call's other paths).
-func gitRunHolds(resolver *pathResolver, rebase func(string) string, runs []gitRun, writes []PathRef) ([]Hold, error) {
-	if _, err := resolver.resolve("."); err != nil {
-		return nil, err // the workspace itself cannot be used
-	}
+func gitRunHolds(resolver *pathResolver, rebase func(string) string, runs []gitRun, writes []PathRef) []Hold {
 	g := gitRepoCheck{
-		ws:      resolver.ws,
+		given:   resolver.workspace,
 		resolve: func(p string) (PathRef, error) { return resolver.resolve(rebase(p)) },
 		writes:  writes,
+		atStart: rebase(".") == ".",
 	}
-	if resolver.homeErr == nil {
-		g.home = resolver.home
+	g.start = func() (string, error) {
+		if _, err := resolver.resolve("."); err != nil {
+			return "", err
+		}
+		if resolver.homeErr == nil {
+			g.home = resolver.home
+		}
+		return resolver.ws, nil
 	}
-	return g.holds(runs), nil
+	return g.holds(runs)
+}
+
+// realWS resolves the workspace the first time it is needed: a git status
+// in the workspace's own repository does without.
+func (g *gitRepoCheck) realWS() error {
+	if g.ws != "" {
+		return nil
+	}
+	ws, err := g.start()
+	g.ws = ws
+	return err
 }
 
 // gitHold is the hold for a git command that would use a repository the
@@ -138,11 +152,42 @@ func (g *gitRepoCheck) run(run gitRun) string {
 		return "the gate cannot tell which repository git would use: " + run.unknown
 	}
 	for _, d := range run.dirs {
+		if d == "" && g.atStart && run.gitDir == "" && run.workTree == "" {
+			if own, why := g.ownRepo(); own {
+				return why
+			}
+		}
+		if err := g.realWS(); err != nil {
+			return "the gate cannot tell which repository git would use: " + err.Error()
+		}
 		if why := g.dir(run, d); why != "" {
 			return why
 		}
 	}
 	return ""
+}
+
+// ownRepo is the common case: git run in the workspace, which holds its
+// own .git directory (one lstat, not a walk). own is false when the
+// workspace holds no .git directory, and the general walk decides.
+func (g *gitRepoCheck) ownRepo() (own bool, why string) {
+	dir := g.given + string(filepath.Separator) + ".git"
+	link, isDir, err := lstatKind(dir)
+	if errors.Is(err, fs.ErrNotExist) && len(g.writes) == 0 {
+		// No .git, no bare repository in the workspace itself and nothing
+		// written that could make one: the walk would end here.
+		if _, _, err := lstatKind(g.given + string(filepath.Separator) + "HEAD"); errors.Is(err, fs.ErrNotExist) {
+			return true, ""
+		}
+	}
+	if err != nil || link || !isDir {
+		return false, ""
+	}
+	repo, why := g.repoAt(dir, true)
+	if why != "" {
+		return true, why
+	}
+	return true, g.judge(repo, g.given)
 }
 
 // dir judges one candidate working directory of run.
@@ -158,7 +203,7 @@ func (g *gitRepoCheck) dir(run gitRun, d string) string {
 		return fmt.Sprintf("git would run in %s, which does not exist yet: the gate cannot see the repository it would use", g.show(cwd.Abs))
 	}
 	if run.workTree != "" || run.gitDir != "" {
-		return g.explicit(run, d)
+		return g.explicit(run, d, cwd.Abs)
 	}
 	return g.discover(cwd.Abs, run.creates)
 }
@@ -166,7 +211,7 @@ func (g *gitRepoCheck) dir(run gitRun, d string) string {
 // explicit judges a command given --git-dir or --work-tree: the git
 // directory (discovered when only --work-tree is given) and the work tree
 // a relative core.hooksPath is taken from.
-func (g *gitRepoCheck) explicit(run gitRun, d string) string {
+func (g *gitRepoCheck) explicit(run gitRun, d, cwd string) string {
 	top := ""
 	if run.workTree != "" {
 		wt, err := g.resolve(joinCwd(orDot(d), run.workTree))
@@ -176,8 +221,7 @@ func (g *gitRepoCheck) explicit(run gitRun, d string) string {
 		top = wt.Abs
 	}
 	if run.gitDir == "" {
-		cwd, _ := g.resolve(orDot(d))
-		return g.discover(cwd.Abs, run.creates)
+		return g.discover(cwd, run.creates)
 	}
 	ref, err := g.resolve(joinCwd(orDot(d), run.gitDir))
 	if err != nil {
@@ -191,30 +235,33 @@ func (g *gitRepoCheck) explicit(run gitRun, d string) string {
 		return fmt.Sprintf("git --git-dir=%s names no repository the gate can see (the line may make one)", run.gitDir)
 	}
 	if top == "" {
-		top = repo.dir
+		top = cwd
 	}
 	return g.judge(repo, top)
 }
 
 // gitRepo is a repository git would use: its git directory and the
-// common directory its configuration, hooks and objects are in.
+// common directory its configuration, hooks and objects are in. own: it
+// is the workspace's own .git, a protected write.
 type gitRepo struct {
 	dir, common string
+	own         bool
 }
 
 // discover walks up from the resolved directory cwd as git's setup does:
 // at each level a .git directory or .git file, else the level itself as a
 // bare repository. A level the line writes (a repository it may make
-// there) is held; reaching the root finds no repository (git then runs
-// without one, which the gate judges as any program).
+// there) is held. The walk ends at the workspace: a repository above it is
+// outside, where no lease writes (a workspace inside a larger repository),
+// and so is a working directory outside the workspace.
 func (g *gitRepoCheck) discover(cwd string, creates bool) string {
-	for level := cwd; ; level = filepath.Dir(level) {
+	for level := cwd; level == g.ws || isBelow(level, g.ws); {
 		if !creates {
 			if w := g.writtenAt(level); w != "" {
 				return fmt.Sprintf("the line writes %s before git looks for its repository there: the gate cannot see the repository git would use", w)
 			}
 		}
-		repo, why := g.gitDirAt(filepath.Join(level, ".git"), level)
+		repo, why := g.gitDirAt(level+string(filepath.Separator)+".git", level)
 		if why != "" {
 			return why
 		}
@@ -227,10 +274,13 @@ func (g *gitRepoCheck) discover(cwd string, creates bool) string {
 		if repo.dir != "" {
 			return g.judge(repo, level)
 		}
-		if parent := filepath.Dir(level); parent == level {
-			return ""
+		parent := filepath.Dir(level)
+		if parent == level {
+			break
 		}
+		level = parent
 	}
+	return ""
 }
 
 // gitDirAt is the repository p names as a git directory: a directory is
@@ -252,9 +302,9 @@ func (g *gitRepoCheck) gitDirAt(p, base string) (gitRepo, string) {
 		if !filepath.IsAbs(target) {
 			target = filepath.Join(base, target)
 		}
-		return g.repoAt(target)
+		return g.repoAt(target, false)
 	case fi.IsDir():
-		return g.repoAt(p)
+		return g.repoAt(p, false)
 	}
 	return gitRepo{}, fmt.Sprintf("the gate cannot tell which repository git would use: %s is neither a directory nor a file", g.show(p))
 }
@@ -263,41 +313,52 @@ func (g *gitRepoCheck) gitDirAt(p, base string) (gitRepo, string) {
 // refs or commondir (git wants a valid HEAD and both objects and refs; any
 // of them counts here).
 func (g *gitRepoCheck) bareAt(level string) (gitRepo, string) {
-	if _, err := os.Lstat(filepath.Join(level, "HEAD")); err != nil {
+	if _, _, err := lstatKind(level + string(filepath.Separator) + "HEAD"); err != nil {
 		return gitRepo{}, ""
 	}
 	for _, name := range []string{"objects", "refs", "commondir"} {
-		if _, err := os.Lstat(filepath.Join(level, name)); err == nil {
-			return g.repoAt(level)
+		if _, _, err := lstatKind(filepath.Join(level, name)); err == nil {
+			return g.repoAt(level, false)
 		}
 	}
 	return gitRepo{}, ""
 }
 
 // repoAt resolves a git directory and its common directory (commondir,
-// relative to the git directory).
-func (g *gitRepoCheck) repoAt(dir string) (gitRepo, string) {
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return gitRepo{}, fmt.Sprintf("the gate cannot tell which repository git would use: %s: %v", g.show(dir), err)
+// relative to the git directory). own: dir is the workspace's .git, a
+// directory and not a link, which needs no resolving.
+func (g *gitRepoCheck) repoAt(dir string, own bool) (gitRepo, string) {
+	real := dir
+	if !own {
+		var err error
+		if real, err = filepath.EvalSymlinks(dir); err != nil {
+			return gitRepo{}, fmt.Sprintf("the gate cannot tell which repository git would use: %s: %v", g.show(dir), err)
+		}
 	}
-	repo := gitRepo{dir: real, common: real}
-	data, err := readSmall(filepath.Join(real, "commondir"), maxGitfile)
+	repo := gitRepo{dir: real, common: real, own: own}
+	if !own && g.agentWritable(real) {
+		return repo, "" // judged writable before its files are read
+	}
+	commondir := real + string(filepath.Separator) + "commondir"
+	data, err := readSmall(commondir, maxGitfile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return repo, ""
 	case err != nil:
-		return repo, fmt.Sprintf("the gate cannot read %s: %v", g.show(filepath.Join(real, "commondir")), err)
+		return repo, fmt.Sprintf("the gate cannot read %s: %v", g.show(commondir), err)
+	}
+	if err := g.realWS(); err != nil {
+		return repo, "the gate cannot tell which repository git would use: " + err.Error()
 	}
 	common := strings.TrimRight(string(data), "\r\n")
 	if common == "" || strings.ContainsAny(common, "\x00\n") {
-		return repo, fmt.Sprintf("the gate cannot tell which repository git would use: %s is not one path", g.show(filepath.Join(real, "commondir")))
+		return repo, fmt.Sprintf("the gate cannot tell which repository git would use: %s is not one path", g.show(commondir))
 	}
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(real, common)
 	}
 	if repo.common, err = filepath.EvalSymlinks(common); err != nil {
-		return repo, fmt.Sprintf("the gate cannot tell which repository git would use: %s names %s: %v", g.show(filepath.Join(real, "commondir")), g.show(common), err)
+		return repo, fmt.Sprintf("the gate cannot tell which repository git would use: %s names %s: %v", g.show(commondir), g.show(common), err)
 	}
 	return repo, ""
 }
@@ -343,22 +404,32 @@ func isBelow(p, dir string) bool {
 }
 
 // agentWritable reports whether a lease may write p: inside the workspace
-// and not in the workspace root's own .git (a protected write).
+// and not in the workspace root's own .git (a protected write). It is
+// asked only once the workspace is resolved (realWS); if it cannot be,
+// every path counts as writable.
 func (g *gitRepoCheck) agentWritable(p string) bool {
+	if g.realWS() != nil {
+		return true
+	}
 	if p != g.ws && !isBelow(p, g.ws) {
 		return false
 	}
-	own := filepath.Join(g.ws, ".git")
+	own := g.ws + string(filepath.Separator) + ".git"
 	return p != own && !isBelow(p, own)
 }
 
 // show is p as a human reads it: relative to the workspace when inside.
 func (g *gitRepoCheck) show(p string) string {
-	if p == g.ws {
-		return "the workspace"
-	}
-	if isBelow(p, g.ws) {
-		return filepath.ToSlash(p[len(g.ws)+1:])
+	for _, ws := range []string{g.ws, g.given} {
+		if ws == "" {
+			continue
+		}
+		if p == ws {
+			return "the workspace"
+		}
+		if isBelow(p, ws) {
+			return filepath.ToSlash(p[len(ws)+1:])
+		}
 	}
 	return p
 }
@@ -398,19 +469,38 @@ func parseGitfile(data []byte) (string, error) {
 	return s, nil
 }
 
-// readSmall reads a file of at most limit bytes; a larger one is an error.
+// readSmall reads a regular file of at most limit bytes; a larger one,
+// or anything but a regular file, is an error.
 func readSmall(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
+	f, err := openFileNoBlock(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(data)) > limit {
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(p))
+	}
+	if fi.Size() > limit {
 		return nil, fmt.Errorf("larger than %d bytes", limit)
 	}
-	return data, nil
+	data := make([]byte, 0, fi.Size()+1)
+	for int64(len(data)) <= limit {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		switch {
+		case errors.Is(err, io.EOF) || (err == nil && n == 0):
+			return data, nil
+		case err != nil:
+			return nil, err
+		case len(data) == cap(data):
+			data = append(data, 0)[:len(data)] // it grew since the stat
+		case int64(len(data)) == fi.Size():
+			return data, nil // all of it, in the common single read
+		}
+	}
+	return nil, fmt.Errorf("larger than %d bytes", limit)
 }
