@@ -111,7 +111,7 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 	use.Hosts = sh.Hosts
 	use.Holds = sh.Holds
 	if len(sh.gitRuns) > 0 {
-		use.Holds = append(use.Holds, gitRunHolds(&resolver, rebase, sh.gitRuns, writes.list)...)
+		use.Holds = append(use.Holds, gitRunHolds(&resolver, rebase, &sh, writes.list)...)
 	}
 	return use, nil
 }

@@ -64,7 +64,8 @@ func (a *analyzer) git(prog string, args []*syntax.Word, c ctx) {
 	if a.err != nil {
 		return
 	}
-	a.noteGitRun(args[:i], args[i:])
+	run := a.noteGitRun(args[:i], args[i:])
+	defer a.endGitRun(run)
 	if i >= len(args) {
 		return // git --version, git -C dir: nothing runs
 	}

@@ -29,13 +29,18 @@ type gitRun struct {
 	workTree string   // --work-tree, relative to the working directory; "" when absent
 	unknown  string   // why the working directory cannot be told; "" when it can
 	creates  bool     // git init or git clone: the repository it names is made, not used
+	// ownFrom and ownTo are the command's own entries in WriteOperands
+	// (git checkout -- . writes after git found its repository): not
+	// counted as writes that may make the repository it uses. Empty in a
+	// loop, where the next round runs after this one's writes.
+	ownFrom, ownTo int
 }
 
 // noteGitRun records where a git command starts: global are the words
 // before its subcommand (already checked by git), rest the subcommand and
-// what follows.
-func (a *analyzer) noteGitRun(global, rest []*syntax.Word) {
-	run := gitRun{dirs: append([]string(nil), a.cwds...)}
+// what follows. It returns the run's index for endGitRun.
+func (a *analyzer) noteGitRun(global, rest []*syntax.Word) int {
+	run := gitRun{dirs: append([]string(nil), a.cwds...), ownFrom: len(a.use.WriteOperands)}
 	switch {
 	case a.cwdUnknown:
 		run.unknown = "the working directory changes in a way the gate cannot follow"
@@ -76,6 +81,16 @@ func (a *analyzer) noteGitRun(global, rest []*syntax.Word) {
 		}
 	}
 	a.use.gitRuns = append(a.use.gitRuns, run)
+	return len(a.use.gitRuns) - 1
+}
+
+// endGitRun marks the end of the git command's own writes.
+func (a *analyzer) endGitRun(i int) {
+	if a.loops == 0 && i < len(a.use.gitRuns) {
+		a.use.gitRuns[i].ownTo = len(a.use.WriteOperands)
+	} else if i < len(a.use.gitRuns) {
+		a.use.gitRuns[i].ownTo = a.use.gitRuns[i].ownFrom
+	}
 }
 
 // gitRepoCheck judges the git commands of one Bash call.
@@ -84,19 +99,40 @@ type gitRepoCheck struct {
 	ws      string                        // the workspace, resolved ("" until needed: see realWS)
 	start   func() (string, error)        // resolves the workspace
 	resolve func(string) (PathRef, error) // resolves an analysis path as the call's other paths are
-	writes  []PathRef                     // what the line writes: it may make a repository before a later git command runs
-	home    string                        // the home directory, for ~/ in configuration values; "" when unknown
-	atStart bool                          // the call starts in the workspace itself
+	// writesFor is what the line writes besides run itself: it may make
+	// a repository before run looks for one.
+	writesFor func(run gitRun) []PathRef
+	writes    []PathRef // writesFor the run being judged
+	home      string    // the home directory, for ~/ in configuration values; "" when unknown
+	atStart   bool      // the call starts in the workspace itself
 }
 
 // gitRunHolds judges the git commands of a Bash call whose paths resolver
-// resolves (after rebase, as the call's other paths).
-func gitRunHolds(resolver *pathResolver, rebase func(string) string, runs []gitRun, writes []PathRef) []Hold {
+// resolves (after rebase, as the call's other paths); writes are the
+// line's writes, resolved, and sh the analysis they come from.
+func gitRunHolds(resolver *pathResolver, rebase func(string) string, sh *ShellUse, writes []PathRef) []Hold {
 	g := gitRepoCheck{
 		given:   resolver.workspace,
 		resolve: func(p string) (PathRef, error) { return resolver.resolve(rebase(p)) },
-		writes:  writes,
 		atStart: rebase(".") == ".",
+	}
+	g.writesFor = func(run gitRun) []PathRef {
+		if run.ownTo <= run.ownFrom {
+			return writes
+		}
+		// Every write but the command's own, resolved again.
+		var others []PathRef
+		for i, list := range [][]string{sh.Writes, sh.WriteOperands[:run.ownFrom], sh.WriteOperands[run.ownTo:], sh.WritePatterns} {
+			for _, p := range list {
+				ref, err := resolver.resolve(rebase(p))
+				if err != nil {
+					continue // the call is refused for it already
+				}
+				ref.AnySuffix = i == 3
+				others = append(others, ref)
+			}
+		}
+		return others
 	}
 	g.start = func() (string, error) {
 		if _, err := resolver.resolve("."); err != nil {
@@ -107,7 +143,7 @@ func gitRunHolds(resolver *pathResolver, rebase func(string) string, runs []gitR
 		}
 		return resolver.ws, nil
 	}
-	return g.holds(runs)
+	return g.holds(sh.gitRuns)
 }
 
 // realWS resolves the workspace the first time it is needed: a git status
@@ -151,6 +187,7 @@ func (g *gitRepoCheck) run(run gitRun) string {
 	if run.unknown != "" {
 		return "the gate cannot tell which repository git would use: " + run.unknown
 	}
+	g.writes = g.writesFor(run)
 	for _, d := range run.dirs {
 		if d == "" && g.atStart && run.gitDir == "" && run.workTree == "" {
 			if own, why := g.ownRepo(); own {

@@ -198,6 +198,7 @@ type analyzer struct {
 	allCwds    []string        // every directory that was ever a candidate
 	stdinTaint bool            // "exec <…" replaced the shell's own standard input
 	later      int             // > 0 while analysing code that runs at an unknown later time
+	loops      int             // > 0 inside a loop body, where what comes later also ran before
 	base       string          // the absolute starting directory, "" when unknown (patterns are then not expanded)
 	numeric    map[string]bool // variables this line has set to a number (see arith.go)
 	assoc      map[string]bool // variables declared associative arrays

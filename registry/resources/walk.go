@@ -72,9 +72,12 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 			a.stmts(cl.Then, c)
 		}
 	case *syntax.WhileClause:
+		a.loops++
 		a.stmts(x.Cond, c)
 		a.stmts(x.Do, c)
+		a.loops--
 	case *syntax.ForClause:
+		a.loops++
 		switch l := x.Loop.(type) {
 		case *syntax.CStyleLoop:
 			a.arith(l.Init, c)
@@ -86,6 +89,7 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 		}
 		a.words(x.Loop, c)
 		a.stmts(x.Do, c)
+		a.loops--
 	case *syntax.CaseClause:
 		a.words(x.Word, c)
 		for _, item := range x.Items {
