@@ -264,15 +264,15 @@ func (a *analyzer) parseGit(prog string, args []*syntax.Word, withValue string) 
 			continue
 		}
 		short := !strings.HasPrefix(l.s, "--")
-		name, val, hasVal := strings.Cut(strings.TrimLeft(l.s, "-"), "=")
+		var name, val string
+		var hasVal bool
 		if short {
 			name, val, hasVal = l.s[1:2], l.s[2:], len(l.s) > 2
 			if r := gitShortRefused[prog]; r != "" && strings.ContainsAny(l.s[1:], r) {
 				a.failf("refused: %s %s runs a program, which the gate cannot see", prog, l.s)
 				return g, false
 			}
-		} else if why := gitRefused[name]; why != "" {
-			a.failf("refused: %s %s %s, which the gate cannot see", prog, l.s, why)
+		} else if name, val, hasVal, ok = a.gitLong(prog, l.s); !ok {
 			return g, false
 		}
 		if !hasVal && strings.Contains(withValue, " "+name+" ") && i+1 < len(args) {

@@ -225,14 +225,14 @@ func gitClean(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 // branch switch rewrites the work tree; -b NAME without a start point
 // changes no file.
 func gitCheckout(a *analyzer, prog string, args []*syntax.Word, c ctx) {
-	g, ok := a.parseGit(prog, args, " b B c C orphan conflict pathspec-from-file ")
+	g, ok := a.parseGit(prog, args, " b B c C create force-create orphan conflict pathspec-from-file ")
 	if !ok {
 		return
 	}
 	switch {
 	case len(g.after) > 0:
 		a.gitWriteOps(prog, g.after, c)
-	case g.has("b", "B", "c", "C", "orphan") && len(g.before) == 0:
+	case g.has("b", "B", "c", "C", "create", "force-create", "orphan") && len(g.before) == 0:
 	case len(g.before) == 0 && !g.has("pathspec-from-file"):
 	default:
 		a.gitWorkTree(prog, c)

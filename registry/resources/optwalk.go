@@ -101,6 +101,16 @@ func (p *optWalk) option(a *analyzer, s string, next *syntax.Word) (int, bool) {
 	if strings.HasPrefix(s, "--") {
 		name, v, hasV := strings.Cut(s[2:], "=")
 		kind, known := p.opts[name]
+		if len(name) < 2 {
+			known = false // --r is not -r: a prefix of the long options
+		}
+		if !known {
+			var ok bool
+			if name, known, ok = p.expandLong(a, name, hasV); !ok {
+				return 0, false
+			}
+			kind = p.opts[name]
+		}
 		switch {
 		case !known && p.lax:
 			p.mark(name)
