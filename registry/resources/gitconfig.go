@@ -15,6 +15,7 @@ import (
 type gitConfigEntry struct {
 	section, subsection, key, value string
 	dotted                          bool // [s.sub]: the subsection compares without case
+	quoted                          bool // [s "sub"], even with an empty sub
 	valueless                       bool // "key" alone: boolean true
 }
 
@@ -57,7 +58,7 @@ type gitConfigParser struct {
 	s                   string
 	i, line             int
 	section, subsection string
-	dotted, inSection   bool
+	dotted, quoted      bool
 }
 
 func (p *gitConfigParser) next() (byte, bool) {
@@ -107,9 +108,10 @@ func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' 
 
 func isKeyChar(c byte) bool { return isAlpha(c) || c >= '0' && c <= '9' || c == '-' }
 
-// isConfigSpace is C's isspace without the newline, which ends a line.
+// isConfigSpace is git's isspace (its own ctype: space, tab, CR and the
+// newline, which ends a line here) without the newline.
 func isConfigSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'
+	return c == ' ' || c == '\t' || c == '\r'
 }
 
 // header reads a section header after its "[".
@@ -126,7 +128,7 @@ func (p *gitConfigParser) header() error {
 				return p.errorf("empty section name")
 			}
 			sec, sub, dotted := strings.Cut(name, ".")
-			p.section, p.subsection, p.dotted, p.inSection = sec, sub, dotted, true
+			p.section, p.subsection, p.dotted, p.quoted = sec, sub, dotted, false
 			return nil
 		case c == ' ' || c == '\t':
 			return p.extendedHeader(p.s[start : p.i-1])
@@ -161,7 +163,7 @@ func (p *gitConfigParser) extendedHeader(section string) error {
 			if c, ok := p.next(); !ok || c != ']' {
 				return p.errorf(`expected "]" after the subsection name`)
 			}
-			p.section, p.subsection, p.dotted, p.inSection = section, p.s[start:p.i-2], false, true
+			p.section, p.subsection, p.dotted, p.quoted = section, p.s[start:p.i-2], false, true
 			if sub != nil {
 				p.subsection = string(sub)
 			}
@@ -183,9 +185,6 @@ func (p *gitConfigParser) extendedHeader(section string) error {
 
 // entry reads "key" or "key = value"; its first letter is read.
 func (p *gitConfigParser) entry() (gitConfigEntry, error) {
-	if !p.inSection {
-		return gitConfigEntry{}, p.errorf("a key before any section")
-	}
 	start := p.i - 1
 	for {
 		c, ok := p.peek()
@@ -194,7 +193,7 @@ func (p *gitConfigParser) entry() (gitConfigEntry, error) {
 		}
 		p.i++
 	}
-	e := gitConfigEntry{section: p.section, subsection: p.subsection, dotted: p.dotted, key: p.s[start:p.i]}
+	e := gitConfigEntry{section: p.section, subsection: p.subsection, dotted: p.dotted, quoted: p.quoted, key: p.s[start:p.i]}
 	for {
 		c, ok := p.peek()
 		if !ok || (c != ' ' && c != '\t') {
@@ -229,8 +228,11 @@ func (p *gitConfigParser) value() (string, error) {
 		if j := strings.IndexAny(line, "#;"); j >= 0 {
 			line = line[:j]
 		}
-		p.i += end
-		return strings.TrimFunc(line, func(r rune) bool { return r < 0x80 && isConfigSpace(byte(r)) }), nil
+		v := strings.TrimFunc(line, func(r rune) bool { return r < 0x80 && isConfigSpace(byte(r)) })
+		if !strings.ContainsAny(v, "\t\r") {
+			p.i += end
+			return v, nil
+		}
 	}
 	var b strings.Builder
 	quoted := false
@@ -245,7 +247,7 @@ func (p *gitConfigParser) value() (string, error) {
 		}
 		if !quoted && isConfigSpace(c) {
 			if b.Len() > 0 {
-				b.WriteByte(c)
+				b.WriteByte(' ') // git keeps an inner blank as a space
 				pending++
 			}
 			continue
@@ -259,6 +261,8 @@ func (p *gitConfigParser) value() (string, error) {
 		case '\\':
 			c, ok = p.nextCRLF()
 			switch {
+			case !ok && quoted:
+				return "", p.errorf("unterminated quote")
 			case !ok:
 				return b.String()[:b.Len()-pending], nil // git reads the end as a newline
 			case c == '\n':
@@ -351,7 +355,7 @@ func (g *gitRepoCheck) configEntry(p string, e gitConfigEntry, depth int, facts 
 		return g.readConfig(inc, depth+1, facts)
 	case section("extensions") && key("worktreeconfig"):
 		facts.worktreeConfig = facts.worktreeConfig || !isGitFalse(e)
-	case section("core") && e.subsection == "" && !e.dotted && !e.valueless && (key("hookspath") || key("worktree")):
+	case section("core") && !e.quoted && !e.dotted && !e.valueless && (key("hookspath") || key("worktree")):
 		v, ok := g.expandPath(e.value)
 		if !ok {
 			return fmt.Sprintf("core.%s %s in %s is a path the gate cannot resolve", e.key, e.value, g.show(p))
