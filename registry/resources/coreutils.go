@@ -18,7 +18,7 @@ func init() {
 		"awk": (*analyzer).awk, "gawk": (*analyzer).awk, "mawk": (*analyzer).awk, "nawk": (*analyzer).awk,
 		"tar": (*analyzer).tar, "make": (*analyzer).make, "gmake": (*analyzer).make,
 		"npm": (*analyzer).npm, "npx": (*analyzer).npx, "go": (*analyzer).goTool,
-		"curl": (*analyzer).urls, "wget": (*analyzer).urls, "echo": nil, "printf": (*analyzer).printf,
+		"curl": (*analyzer).curl, "wget": (*analyzer).wget, "echo": nil, "printf": (*analyzer).printf,
 		"dd": (*analyzer).dd, "split": (*analyzer).split,
 	}
 	delete(programModels, "echo")
@@ -95,105 +95,6 @@ func (a *analyzer) printf(prog string, args []*syntax.Word, c ctx) {
 			return
 		}
 	}
-}
-
-// urlArgShort and urlArgLong are curl's and wget's options that take a
-// value (not a URL), beyond those that name files.
-var (
-	urlArgShort = map[string]string{"curl": "HAeuXxwmrCUYyzQ", "wget": "UtTwQlARDIXS"}
-	urlArgLong  = map[string]bool{"header": true, "user-agent": true, "referer": true, "user": true,
-		"request": true, "proxy": true, "preproxy": true, "write-out": true, "max-time": true, "range": true,
-		"continue-at": true, "proxy-user": true, "speed-limit": true, "speed-time": true, "time-cond": true,
-		"quote": true, "connect-timeout": true, "retry": true, "max-filesize": true, "limit-rate": true,
-		"oauth2-bearer": true, "tries": true, "timeout": true, "wait": true, "quota": true, "level": true,
-		"accept": true, "reject": true, "domains": true, "include-directories": true, "exclude-directories": true,
-		"http-user": true, "http-password": true, "post-data": true, "method": true, "body-data": true,
-		"data-raw": true, "json": true, "url": true,
-	}
-)
-
-// urls records the hosts of the URLs curl and wget are given, and the
-// files they write (-o, -O, -D, -c …) or read (-K, -T, -i, @file data).
-func (a *analyzer) urls(prog string, args []*syntax.Word, c ctx) {
-	curl := prog == "curl"
-	writes := map[string]bool{"output": true, "output-document": true, "dump-header": true, "cookie-jar": true,
-		"output-file": true, "append-output": true, "directory-prefix": true, "o": curl, "O": !curl, "D": curl,
-		"c": curl, "a": !curl, "P": !curl}
-	reads := map[string]bool{"config": true, "upload-file": true, "input-file": true, "netrc-file": true,
-		"cert": true, "key": true, "K": curl, "T": curl, "i": !curl, "E": curl}
-	atReads := map[string]bool{"data": true, "data-binary": true, "data-urlencode": true, "form": true,
-		"cookie": true, "d": curl, "F": curl, "b": curl}
-	for i := 0; i < len(args); i++ {
-		l, ok := staticWord(args[i])
-		if !ok {
-			if !singleField(args[i]) {
-				a.failf("cannot tell which host %s reaches: %s is not static", prog, wordText(args[i]))
-				return
-			}
-			continue
-		}
-		if !strings.HasPrefix(l.s, "-") {
-			if strings.Contains(l.s, "://") {
-				a.addHost(prog, l.s)
-			} else if host, _, _ := strings.Cut(l.s, "/"); strings.Contains(host, ".") && !strings.ContainsAny(l.s, " \t") {
-				a.addHost(prog, host) // curl example.com/x
-			}
-			continue
-		}
-		name, val, hasVal := strings.Cut(strings.TrimLeft(l.s, "-"), "=")
-		if name == "resolve" || name == "connect-to" || (!curl && name == "e") || name == "execute" {
-			a.failf("refused: %s %s changes which host a name reaches, or runs a setting the gate does not model", prog, l.s)
-			return
-		}
-		if !writes[name] && !reads[name] && !atReads[name] {
-			i = a.urlValueOpt(prog, l.s, name, val, hasVal, args, i)
-			continue
-		}
-		if !hasVal && i+1 < len(args) {
-			i++
-			v, ok := staticWord(args[i])
-			if !ok {
-				a.failf("cannot tell which file %s %s names: %s is not static", prog, l.s, wordText(args[i]))
-				return
-			}
-			val = v.s
-		}
-		switch {
-		case writes[name]:
-			a.writeArg(prog, valueWord(val), c)
-		case reads[name]:
-			a.readArg(prog, valueWord(val), c)
-		case strings.Contains(val, "@"):
-			_, f, _ := strings.Cut(val, "@")
-			f, _, _ = strings.Cut(f, ";")
-			a.readArg(prog, valueWord(f), c)
-		}
-	}
-}
-
-// urlValueOpt handles a curl or wget option that takes a value naming no
-// file (-H, -A, -x …) at args[i]: --url and a proxy name hosts. It returns
-// the index of the option's last word.
-func (a *analyzer) urlValueOpt(prog, word, name, val string, hasVal bool, args []*syntax.Word, i int) int {
-	short := !strings.HasPrefix(word, "--") && len(name) == 1
-	takesValue := (short && strings.Contains(urlArgShort[prog], name)) || urlArgLong[name]
-	if !takesValue {
-		return i
-	}
-	if !hasVal && i+1 < len(args) {
-		i++
-		v, _ := staticWord(args[i])
-		val = v.s
-	} else if !hasVal {
-		return i
-	}
-	switch name {
-	case "url":
-		a.addHost(prog, val)
-	case "x", "proxy", "preproxy":
-		a.addHost(prog, "http://"+strings.TrimPrefix(strings.TrimPrefix(val, "http://"), "https://"))
-	}
-	return i
 }
 
 // uniqOpts are uniq's options (see optWalk), made once.
