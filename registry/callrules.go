@@ -254,6 +254,11 @@ func (r CallRules) protectedDir(use resources.Use) string {
 				}
 			}
 		}
+		for _, t := range use.TreeReads {
+			if root := t.Root.Abs; root == "/" || strings.HasPrefix(dir, root+"/") {
+				return fmt.Sprintf("%s reads everything below %s, which holds %s, leasedeck's own state (keys, tokens, the journal's anchors), which no agent may touch", t.Program, displayPath(t.Root), dir)
+			}
+		}
 		for _, g := range use.Globs {
 			if g.Abs == dir || strings.HasPrefix(g.Abs, dir+"/") || strings.HasPrefix(dir, strings.TrimRight(globDir(g.Abs), "/")+"/") {
 				return fmt.Sprintf("the pattern %s is refused: it can reach %s, leasedeck's own state, which no agent may touch", g.Pattern, dir)

@@ -64,6 +64,9 @@ func EvaluateUse(s *State, leaseID string, call ToolCall, use resources.Use, err
 	if err != nil {
 		return GateResult{Verdict: VerdictDeny, Reason: "cannot tell what the call touches, so it is refused: " + err.Error()}
 	}
+	// A recursive read reaches what lies below its root: links that lead
+	// out become reads; a tree that cannot be checked is held.
+	use = checkTrees(g, use)
 	res := GateResult{Use: use}
 
 	// Program text the gate cannot see (`curl x | sh`, `sh -c "$X"`) could
@@ -127,6 +130,10 @@ func deniedBy(g *Manifest, use resources.Use) string {
 				return fmt.Sprintf("path %s is denied by %s (deny.paths)", displayPath(p), pat)
 			}
 		}
+	}
+	// A recursive read of a directory reads every file below it.
+	if len(use.TreeReads) > 0 && use.TreeChecked != nil && use.TreeChecked.Result.Denied != nil {
+		return treeDenied(use.TreeChecked.Result.Denied)
 	}
 	// A write to a directory (rm -r, mv, git clean) changes everything
 	// below it, files the agent may create there first included: a deny

@@ -42,12 +42,18 @@ func shellLease(t *testing.T, commands ...string) *Manifest {
 // shellWorkspace makes a workspace with the files the tables name.
 func shellWorkspace(t *testing.T) string {
 	t.Helper()
+	return shellWorkspaceWith(t, ".env", ".claude/settings.json")
+}
+
+// shellWorkspaceWith is a workspace of ordinary files and extra.
+func shellWorkspaceWith(t *testing.T, extra ...string) string {
+	t.Helper()
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"src/a.go", "src/b.go", ".env", ".claude/settings.json", "README.md",
-		"package.json", "go.mod", "log.txt", "docs/x.md"} {
+	for _, f := range append([]string{"src/a.go", "src/b.go", "README.md",
+		"package.json", "go.mod", "log.txt", "docs/x.md"}, extra...) {
 		p := filepath.Join(ws, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -209,7 +215,9 @@ var hostileLines = map[string][]string{
 
 func TestGateShellOrdinaryLinesAllowed(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	ws := shellWorkspace(t)
+	// No file the lease denies lies in the workspace: a recursive read of
+	// one that holds such a file is refused (treeread_test.go).
+	ws := shellWorkspaceWith(t)
 	s := shellState(t, now)
 	if len(ordinaryLines) < 70 {
 		t.Fatalf("only %d ordinary lines", len(ordinaryLines))

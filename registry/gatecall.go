@@ -8,6 +8,7 @@ import (
 	"github.com/leasedeck/leasedeck/approvals"
 	"github.com/leasedeck/leasedeck/redact"
 	"github.com/leasedeck/leasedeck/registry/record"
+	"github.com/leasedeck/leasedeck/registry/resources"
 	"github.com/leasedeck/leasedeck/schemas"
 )
 
@@ -87,6 +88,18 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) GateAnswer {
 	}
 	if facts.tooBig != "" {
 		return s.refuseCall(req, VerdictDeny, facts.tooBig)
+	}
+	if len(facts.use.TreeReads) > 0 {
+		// The walk below a recursive read's roots reads the file system:
+		// done before the lock, against the lease's deny list (which a
+		// lease keeps for life; decide walks again if it differs).
+		s.mu.Lock()
+		deny, ok := s.leaseDeny(req.LeaseID)
+		s.mu.Unlock()
+		if ok {
+			deny = treeDeny(deny)
+			facts.use.TreeChecked = &resources.TreeCheck{Deny: deny, Result: resources.CheckTrees(facts.use.TreeReads, deny)}
+		}
 	}
 	s.mu.Lock()
 	res := s.cfg.Calls.decide(s.st, req.LeaseID, req.Call, facts, now, s.book.Covered)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -291,9 +292,16 @@ func TestGateGitInOrdinaryRepositories(t *testing.T) {
 // allowed when the workspace is a git repository.
 func TestGateShellOrdinaryLinesInARepository(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	ws := shellWorkspace(t)
+	// No file the lease denies lies in the work tree (a recursive read
+	// above one is refused: treeread_test.go).
+	ws := shellWorkspaceWith(t)
 	makeRepo(t, filepath.Join(ws, ".git"), "[core]\n\trepositoryformatversion = 0\n[remote \"origin\"]\n\turl = https://github.com/x/y\n")
 	s := shellState(t, now)
+	// .git/config and .git/hooks/** are guarded as protected writes, as
+	// the default policy does, not denied to reads: a repository's
+	// recursive grep reads .git/config.
+	g := s.Leases["ordinary"].Granted
+	g.Deny.Paths = slices.DeleteFunc(slices.Clone(g.Deny.Paths), func(p string) bool { return strings.HasPrefix(p, ".git/") })
 	rules := CallRules{ProtectedWrites: gitProtected}
 	for _, cmd := range ordinaryLines {
 		call := ToolCall{Tool: "Bash", Input: map[string]any{"command": cmd}}

@@ -56,7 +56,9 @@ func TestHookShellLinesThroughTheBinary(t *testing.T) {
 		{"timeout judged by what it wraps", "timeout 60 go test ./...", "", "", "allow"},
 		{"arithmetic over literals", "echo $((1 + 2))", "", "", "allow"},
 		{"git log with a substitution", `git log --author="$(git config user.name)"`, "", "", "allow"},
-		{"grep -rn TODO .", "grep -rn TODO .", "", "", "allow"},
+		{"a recursive grep above the denied .env", "grep -rn TODO .", "", "", "deny"},
+		{"a recursive grep that leaves .env out", "grep -rn --exclude=.env TODO .", "", "", "allow"},
+		{"a recursive grep below it", "grep -rn TODO src", "", "", "allow"},
 	}
 	for _, c := range cases {
 		r := w.hook("claude-code", bash(c.cmd, c.cwd, c.inputCwd))

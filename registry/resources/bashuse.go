@@ -48,6 +48,13 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 	if err := add(&writes, sh.Writes, sh.WriteOperands); err != nil {
 		return Use{}, err
 	}
+	for _, t := range sh.TreeReads {
+		ref, err := resolver.resolve(rebase(t.Root))
+		if err != nil {
+			return Use{}, &FieldError{Pointer: "/command", Err: err}
+		}
+		use.TreeReads = append(use.TreeReads, newTreeRef(t, ref, workspace))
+	}
 	for _, p := range sh.WritePatterns {
 		resolved = append(resolved, p)
 		ref, err := resolver.resolve(rebase(p))

@@ -13,7 +13,9 @@ var programModels map[string]func(a *analyzer, name string, args []*syntax.Word,
 func init() {
 	programModels = map[string]func(a *analyzer, name string, args []*syntax.Word, c ctx){
 		"git": (*analyzer).git, "sed": (*analyzer).sed, "gsed": (*analyzer).sed,
-		"grep": (*analyzer).grep, "egrep": (*analyzer).grep, "fgrep": (*analyzer).grep, "rg": (*analyzer).rg,
+		"grep": (*analyzer).grep, "egrep": (*analyzer).grep, "fgrep": (*analyzer).grep, "rgrep": (*analyzer).grep,
+		"rg": (*analyzer).rg, "ag": (*analyzer).agAck, "ack": (*analyzer).agAck, "ack-grep": (*analyzer).agAck,
+		"zip": (*analyzer).zip, "rsync": (*analyzer).rsync,
 		"sort": (*analyzer).sort, "uniq": (*analyzer).uniq, "diff": (*analyzer).diff,
 		"awk": (*analyzer).awk, "gawk": (*analyzer).awk, "mawk": (*analyzer).awk, "nawk": (*analyzer).awk,
 		"tar": (*analyzer).tar, "make": (*analyzer).make, "gmake": (*analyzer).make,
@@ -69,18 +71,22 @@ func (a *analyzer) uniq(prog string, args []*syntax.Word, c ctx) {
 	}
 }
 
-// diff reads its operands (directories too, with -r) and the files of
-// --exclude-from, --from-file and --to-file.
+// diff reads its operands and the files of --exclude-from, --from-file
+// and --to-file; with -r it reads every file below the directories among
+// them (its --exclude is not modelled: it counts for nothing).
 func (a *analyzer) diff(prog string, args []*syntax.Word, c ctx) {
 	p := optWalk{prog: prog, opts: diffOpts,
 		argShort: "LxXIUCFW", lax: true}
 	if !p.walk(a, args) {
 		return
 	}
-	for _, k := range []string{"X", "exclude-from", "from-file", "to-file"} {
-		a.readArgs(prog, p.vals[k], c)
+	a.readArgs(prog, append(p.vals["X"], p.vals["exclude-from"]...), c)
+	files := append(append(p.vals["from-file"], p.vals["to-file"]...), p.ops...)
+	if p.has("r", "recursive") {
+		a.treeArgs(prog, files, c, TreeFilter{}, !p.has("no-dereference"))
+		return
 	}
-	a.readArgs(prog, p.ops, c)
+	a.readArgs(prog, files, c)
 }
 
 // printf -v assigns a variable whose name bash evaluates.

@@ -82,6 +82,10 @@ func (a *analyzer) findExpr(args, roots []*syntax.Word, rootPaths []string, c ct
 		l, _ := staticWord(args[i])
 		switch {
 		case findRuns[l.s]:
+			// The program is handed every file below the roots.
+			for _, r := range rootPaths {
+				a.addTree(TreeRead{Program: "find " + l.s, Root: r, Follow: true})
+			}
 			i = a.findExec(args, i, rootPaths, c)
 		case l.s == "-delete":
 			a.writeArgs("find -delete", roots, c)

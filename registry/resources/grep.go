@@ -13,11 +13,13 @@ var grepOpts = map[string]int{
 	"binary-files": 1, "group-separator": 1,
 }
 
-// grep models grep, egrep and fgrep: the pattern files (-f) and
+// grep models grep, egrep, fgrep and rgrep: the pattern files (-f) and
 // --exclude-from files are read, the file operands are read, and a
-// recursive grep without file operands reads the working directory.
+// recursive grep reads every file below its directory operands (the
+// working directory without one), less what --exclude, --include and
+// --exclude-dir provably leave out.
 func (a *analyzer) grep(prog string, args []*syntax.Word, c ctx) {
-	p := optWalk{prog: prog, opts: grepOpts, argShort: "efmABCdD", lax: true}
+	p := optWalk{prog: prog, opts: grepOpts, argShort: "efmABCdD", lax: true, ordered: true}
 	if !p.walk(a, args) {
 		return
 	}
@@ -31,16 +33,21 @@ func (a *analyzer) grep(prog string, args []*syntax.Word, c ctx) {
 		}
 		ops = ops[1:] // the pattern
 	}
-	recursive := p.has("r", "R", "recursive", "dereference-recursive")
+	recursive := prog == "rgrep" || p.has("r", "R", "recursive", "dereference-recursive")
 	for _, d := range append(p.vals["d"], p.vals["directories"]...) {
 		if l, ok := staticWord(d); !ok || l.s == "recurse" {
 			recursive = true
 		}
 	}
-	if len(ops) == 0 && recursive {
+	if !recursive {
+		a.readArgs(prog, ops, c)
+		return
+	}
+	if len(ops) == 0 {
 		ops = []*syntax.Word{dotWord}
 	}
-	a.readArgs(prog, ops, c)
+	// A recursive grep reads every file below each directory operand.
+	a.treeArgs(prog, ops, c, a.grepFilter(&p), p.has("R", "dereference-recursive"))
 }
 
 // rgOpts are ripgrep's options with an argument (1); ripgrep can run
@@ -76,7 +83,7 @@ func (a *analyzer) rg(prog string, args []*syntax.Word, c ctx) {
 		}
 	}
 	p := optWalk{prog: prog, opts: rgOpts, short: "iSswxvFnNlcoHIpquLzUPab0hV",
-		argShort: "efgtTmABCjMErd"}
+		argShort: "efgtTmABCjMErd", ordered: true}
 	if !p.walk(a, args) {
 		return
 	}
@@ -90,7 +97,12 @@ func (a *analyzer) rg(prog string, args []*syntax.Word, c ctx) {
 	if len(ops) == 0 {
 		ops = []*syntax.Word{dotWord}
 	}
-	a.readArgs(prog, ops, c)
+	if p.has("files", "type-list") {
+		a.readArgs(prog, ops, c) // names only, no file is read
+		return
+	}
+	// ripgrep reads every file below each directory it searches.
+	a.treeArgs(prog, ops, c, a.rgFilter(&p), p.has("L", "follow"))
 }
 
 func hasPrefixAny(s string, prefixes ...string) bool {

@@ -160,6 +160,10 @@ func (a *analyzer) generic(prog string, args []*syntax.Word, c ctx) {
 			// A hard link makes the source writable through the copy,
 			// as ln does (below).
 			a.writeArgs(prog, srcs, c)
+		} else if prog == "cp" && cpRecursive(args, vals) {
+			// Every file below a source directory is read.
+			follow := len(vals["dereference"]) > 0 || shortFlag(args, genericArgOpts[prog], 'L')
+			a.treeArgs(prog, srcs, c, TreeFilter{}, follow)
 		} else {
 			a.readArgs(prog, srcs, c)
 		}
@@ -232,7 +236,7 @@ func (a *analyzer) writeArg(prog string, w *syntax.Word, c ctx) {
 // mention records the paths an argument may name (see ShellUse.Operands):
 // the word itself, and the value of a --flag=value.
 func (a *analyzer) mention(w *syntax.Word, c ctx) {
-	if len(a.use.Operands) >= maxOperands {
+	if len(a.use.Operands) >= maxOperands || a.inert[w] {
 		return
 	}
 	if len(w.Parts) > 0 {
@@ -296,3 +300,17 @@ func containsAnyOf(s string, set *byteSet) bool {
 
 // plainWordStops are the bytes that keep a word from being a plain operand.
 var plainWordStops = newByteSet("~$*?[{\\-=")
+
+// cpRecursive reports whether cp copies directories with what lies below
+// them (-r, -R, -a, --recursive, --archive).
+func cpRecursive(args []*syntax.Word, vals map[string][]*syntax.Word) bool {
+	if len(vals["recursive"])+len(vals["archive"]) > 0 {
+		return true
+	}
+	for _, l := range []byte("rRa") {
+		if shortFlag(args, genericArgOpts["cp"], l) {
+			return true
+		}
+	}
+	return false
+}

@@ -25,6 +25,27 @@ type optWalk struct {
 	vals     map[string][]*syntax.Word
 	seen     map[string]bool
 	afterDD  bool // "--" was seen; ops after it are all operands
+	// ordered: keep every option value in seq as well, in the order
+	// given across options (vals keeps the order of one option only).
+	ordered bool
+	seq     []namedWord
+	cur     *syntax.Word // the option word being read
+}
+
+// namedWord is one option value with the option's name, and the
+// argument word it came from (the option's own word for --opt=v and -ov,
+// else the next one).
+type namedWord struct {
+	name   string
+	w, src *syntax.Word
+}
+
+// addVal records the value w of option name, given in the argument src.
+func (p *optWalk) addVal(name string, w, src *syntax.Word) {
+	p.vals = appendWord(p.vals, name, w)
+	if p.ordered {
+		p.seq = append(p.seq, namedWord{name, w, src})
+	}
 }
 
 func (p *optWalk) has(names ...string) bool {
@@ -63,7 +84,7 @@ func valueWord(v string) *syntax.Word {
 
 // walk parses args; false means the analysis failed.
 func (p *optWalk) walk(a *analyzer, args []*syntax.Word) bool {
-	p.vals, p.seen = nil, nil
+	p.vals, p.seen, p.seq = nil, nil, nil
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		l, ok := staticWord(w)
@@ -86,6 +107,7 @@ func (p *optWalk) walk(a *analyzer, args []*syntax.Word) bool {
 		if i+1 < len(args) {
 			next = args[i+1]
 		}
+		p.cur = w
 		used, ok := p.option(a, l.s, next)
 		if !ok {
 			return false
@@ -122,12 +144,12 @@ func (p *optWalk) option(a *analyzer, s string, next *syntax.Word) (int, bool) {
 		p.mark(name)
 		switch {
 		case hasV:
-			p.vals = appendWord(p.vals, name, valueWord(v))
+			p.addVal(name, valueWord(v), p.cur)
 		case kind == 1 && next == nil:
 			a.failf("cannot tell what %s does: --%s needs a value", p.prog, name)
 			return 0, false
 		case kind == 1:
-			p.vals = appendWord(p.vals, name, next)
+			p.addVal(name, next, next)
 			return 1, true
 		}
 		return 0, true
@@ -139,18 +161,18 @@ func (p *optWalk) option(a *analyzer, s string, next *syntax.Word) (int, bool) {
 		switch {
 		case strings.IndexByte(p.argShort, ch) >= 0:
 			if j+1 < len(s) {
-				p.vals = appendWord(p.vals, opt, valueWord(s[j+1:]))
+				p.addVal(opt, valueWord(s[j+1:]), p.cur)
 				return 0, true
 			}
 			if next == nil {
 				a.failf("cannot tell what %s does: -%s needs a value", p.prog, opt)
 				return 0, false
 			}
-			p.vals = appendWord(p.vals, opt, next)
+			p.addVal(opt, next, next)
 			return 1, true
 		case strings.IndexByte(p.optShort, ch) >= 0:
 			if j+1 < len(s) {
-				p.vals = appendWord(p.vals, opt, valueWord(s[j+1:]))
+				p.addVal(opt, valueWord(s[j+1:]), p.cur)
 			}
 			return 0, true
 		case strings.IndexByte(p.short, ch) >= 0:

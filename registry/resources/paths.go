@@ -262,6 +262,10 @@ func (r PathRef) suffixGlobs() []GlobRef {
 	return out
 }
 
+// IsDir reports whether the path was an existing directory when it was
+// resolved (or walked).
+func (r PathRef) IsDir() bool { return r.dir }
+
 func pathUnder(p, dir string) bool {
 	if p == "" || dir == "" {
 		return false

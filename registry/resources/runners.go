@@ -155,7 +155,11 @@ func (a *analyzer) tar(prog string, args []*syntax.Word, c ctx) {
 	switch {
 	case p.has("c", "create", "r", "append", "u", "update"):
 		a.writeArgs(prog, archives, c)
-		a.readArgs(prog, p.ops, c)
+		if p.has("no-recursion") && !p.has("recursion") {
+			a.readArgs(prog, p.ops, c)
+		} else {
+			a.treeArgs(prog, p.ops, c, TreeFilter{}, p.has("h", "dereference")) // its --exclude is not modelled
+		}
 	case p.has("x", "extract", "get"):
 		a.readArgs(prog, archives, c)
 		if !p.has("O", "to-stdout") {
@@ -219,7 +223,7 @@ var tarOpts = map[string]int{"f": 1, "file": 1, "C": 1, "directory": 1, "c": 0, 
 	"interactive": 0, "force-local": 0, "h": 0, "dereference": 0, "exclude-vcs": 0, "wildcards": 0,
 	"anchored": 0, "null": 0, "totals": 0, "show-transformed-names": 0, "warning": 1, "help": 0,
 	"version": 0, "s": 0, "same-order": 0, "m": 0, "touch": 0, "W": 0, "verify": 0, "S": 0, "sparse": 0,
-	"one-file-system": 0, "b": 1, "blocking-factor": 1}
+	"one-file-system": 0, "b": 1, "blocking-factor": 1, "no-recursion": 0, "recursion": 0}
 
 // makeOpts are make's options (see optWalk), made once.
 var makeOpts = map[string]int{"C": 1, "directory": 1, "f": 1, "file": 1, "makefile": 1,

@@ -72,6 +72,10 @@ type ShellUse struct {
 	// xargs) are not classified.
 	WriteOperands []string `json:"write_operands,omitempty"`
 	ReadOperands  []string `json:"read_operands,omitempty"`
+	// TreeReads are the directories programs read every file below
+	// (grep -r, rg, find -exec, cp -r, tar c …): the gate checks what
+	// lies below them against the deny list (see TreeRead).
+	TreeReads []TreeRead `json:"tree_reads,omitempty"`
 	// WritePatterns are files written whose names are not known before
 	// the line runs: each is a path whose last "*" stands for any
 	// suffix the program generates (split's PREFIXaa, PREFIXab, …). The
@@ -204,6 +208,9 @@ type analyzer struct {
 	assoc      map[string]bool // variables declared associative arrays
 	interp     string          // the interpreter whose arguments are being analysed
 	deferred   []deferredPath
+	// inert are argument words a program model knows name no file (a
+	// pattern grep leaves out: --exclude=.env): they are not Operands.
+	inert map[*syntax.Word]bool
 }
 
 // deferredPath is a relative redirection target in a function body, a trap

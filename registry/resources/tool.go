@@ -30,6 +30,11 @@ type Use struct {
 	// Holds are what a human must see before a shell command runs (see
 	// ShellUse.Holds).
 	Holds []Hold `json:"holds,omitempty"`
+	// TreeReads are directories read with everything below them (a
+	// recursive grep, the Grep tool on a directory): see CheckTrees.
+	TreeReads []TreeRef `json:"tree_reads,omitempty"`
+	// TreeChecked is the walk of TreeReads for a deny list, once done.
+	TreeChecked *TreeCheck `json:"-"`
 }
 
 // FieldError is a tool input the gate cannot use. Pointer is the JSON pointer
@@ -345,6 +350,20 @@ func globUse(use *Use, workspace, tool string, input map[string]any, addRead fun
 	if err := addRead(pointer, dir); err != nil {
 		return err
 	}
+	if tool == ToolGrep {
+		// ripgrep reads every file below the path it searches, less what
+		// the glob provably leaves out.
+		root, err := ResolvePath(workspace, p)
+		if err != nil {
+			return &FieldError{Pointer: "/path", Err: err}
+		}
+		var f TreeFilter
+		if g, _, _ := optionalString(input, "glob"); g != "" {
+			f.Globs = []string{g}
+		}
+		// Whether the client's search follows links is its own business.
+		use.TreeReads = append(use.TreeReads, newTreeRef(TreeRead{Program: "Grep", Root: p, Filter: f, Follow: true}, root, workspace))
+	}
 	if rest == "" {
 		return nil
 	}
@@ -358,4 +377,12 @@ func globUse(use *Use, workspace, tool string, input map[string]any, addRead fun
 		use.Globs = append(use.Globs, globRef(pattern, lex, rest))
 	}
 	return nil
+}
+
+// TreeCheck is CheckTrees' answer for one deny list, kept with the call's
+// resources so that the walk is done once, before the registry's lock is
+// taken, and again only if the lease's deny list turns out different.
+type TreeCheck struct {
+	Deny   []string
+	Result TreeResult
 }
