@@ -134,7 +134,6 @@ func (a *analyzer) curlFlagOpt(prog, name string, neg bool, s **curlSection, c c
 			// ~/.netrc holds the user's credentials for other hosts too;
 			// curl -v prints what it sends.
 			a.readArg(prog, valueWord("~/.netrc"), c)
-			a.readArg(prog, valueWord("~/_netrc"), c)
 		}
 	case "remote-header-name":
 		if !neg {

@@ -67,17 +67,17 @@ func (a *analyzer) curlURLArg(prog string, x netArg, s *curlSection, c ctx) {
 	switch {
 	case u.scheme == "file":
 		a.curlFileURL(prog, u, len(s.uploads) > 0, c)
-		return
 	case !curlSchemes[u.scheme]:
 		a.failf("refused: %s reaches %s by %s:, a protocol the gate does not model (http, https, ftp, ftps, ws, wss and file are)", prog, shorten(text), u.scheme)
 		return
+	default:
+		h, err := u.host()
+		if err != nil {
+			a.failf("cannot tell which host %s reaches: %v", prog, err)
+			return
+		}
+		a.add(&a.use.Hosts, "h:", h)
 	}
-	h, err := u.host()
-	if err != nil {
-		a.failf("cannot tell which host %s reaches: %v", prog, err)
-		return
-	}
-	a.add(&a.use.Hosts, "h:", h)
 	if s.remoteName {
 		for _, name := range curlRemoteNames(u.path) {
 			a.curlRemoteWrite(prog, name, s, c)

@@ -84,7 +84,7 @@ var curlOpts = map[string]curlKind{
 	"upload-flags": curlValue, "user": curlValue, "user-agent": curlValue, "vlan-priority": curlValue,
 
 	// Files read, written, or both.
-	"cacert": curlRead, "capath": curlRead, "crlfile": curlRead, "egd-file": curlRead, "etag-compare": curlRead,
+	"cacert": curlRead, "capath": curlRead, "crlfile": curlRead, "egd-file": curlRefused, "etag-compare": curlRead,
 	"httpsig-key": curlRead, "knownhosts": curlRead, "netrc-file": curlRead, "proxy-cacert": curlRead,
 	"proxy-capath": curlRead, "proxy-crlfile": curlRead, "pubkey": curlRead, "random-file": curlRead,
 	"cookie-jar": curlWrite, "dump-header": curlWrite, "etag-save": curlWrite, "libcurl": curlWrite,
@@ -122,6 +122,7 @@ var curlRefusals = map[string]string{
 	"dns-servers":          "changes which address a host name reaches",
 	"doh-url":              "changes which address a host name reaches",
 	"remote-header-name":   "names the file it writes after what the server sends",
+	"egd-file":             "connects to a Unix socket, not to a host",
 }
 
 // curlShort maps curl's one-letter options to their long names.

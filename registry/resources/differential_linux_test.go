@@ -104,7 +104,7 @@ func newSandbox(t *testing.T, base string) sandbox {
 var safePrograms = []string{"cat", "ls", "echo", "grep", "sed", "head", "tail", "wc", "sort", "uniq", "cut", "tr",
 	"find", "tee", "touch", "cp", "mv", "rm", "mkdir", "printf", "env", "xargs", "timeout", "awk", "du", "true",
 	"test", "basename", "dirname", "date", "diff", "stat", "file", "tree", "bash", "sh", "ln", "git", "tar", "dd",
-	"base64", "md5sum", "tac", "nl", "paste", "split", "truncate", "install"}
+	"base64", "md5sum", "tac", "nl", "paste", "split", "truncate", "install", "curl"}
 
 // deniedPaths are the planted secrets, denied as the default policy does.
 var deniedPaths = []string{"~/.ssh/**", "~/.aws/**", "~/.netrc", ".env", "~/bin/**", "~/.config/**"}
@@ -205,6 +205,15 @@ var templates = []template{
 	{8, "dd if={R} of={W} 2>/dev/null"}, {8, "tar -cf {W} {R}"}, {9, "tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='cat {R}' notes.txt"},
 	{8, "split -l 1 {R} {W}"}, {8, "truncate -s 0 {W}"}, {8, "install -D {R} {W}"},
 	{0, "base64 {R}"}, {0, "md5sum {R}"}, {0, "tac {R}"}, {0, "nl {R}"}, {0, "paste {R} {R}"},
+	// curl with file: URLs (the lease reaches no host): the files its
+	// options read and write.
+	{8, "curl -s -o {W} file:///dev/null"}, {8, "curl -s --output-dir {D} -O file:///dev/null"},
+	{8, "curl -s -D {W} -o /dev/null file:///dev/null"}, {8, "curl -s --trace-ascii {W} -o /dev/null file:///dev/null"},
+	{8, "curl -s --stderr {W} file:///missing"}, {8, "curl -s --libcurl {W} -o /dev/null file:///dev/null"},
+	{0, "curl -s -d @{R} -o /dev/null file:///dev/null"}, {0, "curl -s -H @{R} -o /dev/null file:///dev/null"},
+	{0, "curl -s -w @{R} -o /dev/null file:///dev/null"}, {0, "curl -s --data-urlencode x@{R} -o /dev/null file:///dev/null"},
+	{0, "curl -s -b {R} -o /dev/null file:///dev/null"}, {0, "curl -s -T {R} file:///dev/null"},
+	{6, "curl -s -o /dev/null 'file:///dev/{null,zero}'"}, {6, "curl -s -T '{notes,sub/b}.txt' file:///dev/null"},
 }
 
 var (
@@ -826,6 +835,12 @@ var knownCases = []struct {
 	{8, "dd if=notes.txt of=sub/out.txt 2>/dev/null", false},
 	{8, "split -l 1 -d --additional-suffix=.part src/a.go sub/p", false},
 	{8, "dd if=src/a.go of=sub/deeper/w.txt bs=1 count=4 status=none", false},
+	// Found when curl joined the grammar: -O with a file: URL wrote its name
+	// where the gate did not look; fixed by judging -O for every URL.
+	{8, "curl -s --output-dir ~ -O file:///dev/null", false},
+	{8, "curl -s --output-dir .. -O file:///dev/null", false},
+	{8, "curl -s --output-dir sub -O file:///dev/null", false},
+	{0, "curl -s -d @notes.txt -H @sub/b.txt -o out.txt file:///dev/null", false},
 }
 
 func TestShellDifferentialCases(t *testing.T) {

@@ -124,7 +124,7 @@ var netCases = []struct {
 	{cmd: `curl -H "Authorization: Bearer $TOKEN" "https://github.com/api/$ID"`, hosts: []string{"github.com"}},
 	{cmd: `curl -O "https://github.com/$X"`, err: "-O writes"},
 	{cmd: `curl -d "@$F" https://github.com`, err: "cannot tell which file"},
-	{cmd: "curl -n https://github.com", hosts: []string{"github.com"}, reads: []string{"~/.netrc", "~/_netrc"}},
+	{cmd: "curl -n https://github.com", hosts: []string{"github.com"}, reads: []string{"~/.netrc"}},
 	{cmd: "curl --no-netrc https://github.com", hosts: []string{"github.com"}},
 	{cmd: "curl --no-globoff -g 'https://github.com/[1-2]'", hosts: []string{"github.com"}},
 	{cmd: "curl -g --no-globoff 'https://github.com/[1-2]'", err: "expands {…}"},

@@ -33,7 +33,12 @@ var riskyVars = map[string]string{
 	"CGO_LDFLAGS": "changes what the linker loads", "PKG_CONFIG": "names a program",
 	"HOSTALIASES": "renames hosts", "LOCALDOMAIN": "renames hosts", "RES_OPTIONS": "changes name resolution",
 	"XDG_CONFIG_HOME": "moves git's and other programs' configuration", "XDG_CONFIG_DIRS": "moves configuration",
-	"CURL_HOME": "moves curl's configuration", "WGETRC": "moves wget's configuration", "GIT_DIR": "moves the repository",
+	"CURL_HOME": "moves curl's configuration", "WGETRC": "moves wget's configuration",
+	"SYSTEM_WGETRC": "moves wget's configuration", "NETRC": "moves curl's credentials file",
+	"SSLKEYLOGFILE": "makes TLS libraries write their keys to a file", "QLOGDIR": "makes curl write files there",
+	"WGET_ASKPASS": "names a program", "OPENSSL_CONF": "loads code into programs that use OpenSSL",
+	"OPENSSL_ENGINES": "loads code into programs that use OpenSSL", "OPENSSL_MODULES": "loads code into programs that use OpenSSL",
+	"GCONV_PATH": "loads code into programs that convert character sets", "GIT_DIR": "moves the repository",
 	"GIT_WORK_TREE":        "moves the work tree",
 	"SIMPLE_BACKUP_SUFFIX": "renames the backups cp, mv, ln and install write", "VERSION_CONTROL": "renames the backups cp, mv, ln and install write",
 }

@@ -19,7 +19,7 @@ func (a *analyzer) wgetFinish(prog string, r *wgetRun, c ctx) {
 		a.wgetWarc(prog, *r.warcFile, r.warcMaxSize, c)
 	}
 	if r.background && !r.logGiven {
-		a.netFile(prog, joinArg(base, "wget-log"), true, c)
+		a.netPath(prog, "wget-log", true, c) // in the working directory, whatever -P says
 	}
 	if r.debug && !r.noNetrc {
 		// -d prints each request, with the credentials ~/.netrc gave.

@@ -35,7 +35,7 @@ var wgetOpts = map[string]wgetKind{
 	"cut-dirs": wgetValue, "debug": wgetSpecial, "default-page": wgetSpecial, "delete-after": wgetBool,
 	"directories": wgetSpecial, "directory-prefix": wgetSpecial, "dns-cache": wgetBool,
 	"dns-servers": wgetRefused, "dns-timeout": wgetValue, "domains": wgetValue, "dont-remove-listing": wgetNone,
-	"dot-style": wgetValue, "egd-file": wgetRead, "exclude-directories": wgetValue, "exclude-domains": wgetValue,
+	"dot-style": wgetValue, "egd-file": wgetRefused, "exclude-directories": wgetValue, "exclude-domains": wgetValue,
 	"execute": wgetRefused, "follow-ftp": wgetBool, "follow-tags": wgetValue, "force-directories": wgetSpecial,
 	"force-html": wgetBool, "ftp-password": wgetValue, "ftp-user": wgetValue,
 	"ftps-clear-data-connection": wgetBool, "ftps-fallback-to-ftp": wgetBool, "ftps-implicit": wgetBool,
@@ -90,6 +90,7 @@ var wgetRefusals = map[string]string{
 	"content-disposition": "names the file it writes after what the server sends",
 	"trust-server-names":  "names the file it writes after where the server redirects",
 	"dns-servers":         "changes which address a host name reaches",
+	"egd-file":            "connects to a Unix socket, not to a host",
 }
 
 // wgetShort maps wget's one-letter options to their long names;
