@@ -23,7 +23,11 @@ func (t Target) Dial(ctx context.Context, grace time.Duration) (unixsock.Conn, A
 	backoff := 10 * time.Millisecond
 	var last error
 	for {
-		conn, err := unixsock.Dial(ctx, t.Socket)
+		dial := unixsock.Dial
+		if t.Blocking {
+			dial = unixsock.DialBlocking
+		}
+		conn, err := dial(ctx, t.Socket)
 		if err == nil {
 			verified, a, verr := t.Verify(ctx, conn)
 			if verr == nil {

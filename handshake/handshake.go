@@ -118,6 +118,9 @@ type Target struct {
 	// outside the caller's pid namespace (reported as pid 0) is outside
 	// the run's tree, so it is believed too.
 	PeerPID int
+	// Blocking dials with unixsock.DialBlocking: for a caller that does
+	// one exchange at a time, bounded by deadlines only (a hook).
+	Blocking bool
 }
 
 // Check verifies a hello answer for nonce from the process pid.

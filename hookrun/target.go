@@ -102,7 +102,9 @@ func Connect(ctx context.Context, flagValue string) *Target {
 		return t
 	}
 	t.ws = w
-	target := handshake.Target{Workspace: w.Root, Socket: w.SocketPath(), Lock: w.LockPath()}
+	// A hook asks one thing at a time and its context ends only at its
+	// deadline: a blocking socket waits for each answer in the kernel.
+	target := handshake.Target{Workspace: w.Root, Socket: w.SocketPath(), Lock: w.LockPath(), Blocking: true}
 	key, err := w.LoadHandshakeKey()
 	switch {
 	case err == nil:
