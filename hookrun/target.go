@@ -139,7 +139,8 @@ func (t *Target) redial(ctx context.Context) (*wire.Client, handshake.Answer, er
 	if err != nil {
 		return nil, hello, err
 	}
-	c := wire.NewClient(conn)
+	// The handshake's connection reads through its own 4 KiB buffer.
+	c := wire.NewClientSize(conn, 4<<10)
 	// Under `leasedeck run`, the run's ticket makes this session a child
 	// of the run's lease.
 	c.SetRunTicket(os.Getenv(wire.RunTicketEnv))

@@ -181,6 +181,8 @@ func (h *Handler) serveConn(ctx context.Context, c net.Conn, lim ConnLimits, bud
 		for m := range rc.msgs {
 			budget.give(m.held)
 		}
+		// msgs is closed: the reader has stopped.
+		rc.lines.release()
 	}()
 	enc := json.NewEncoder(c)
 	for m := range rc.msgs {

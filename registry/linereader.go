@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"sync"
 	"sync/atomic"
 
 	"github.com/leasedeck/leasedeck/registry/wire"
@@ -38,7 +39,24 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader, max int, budget *lineBudget) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max, budget: budget}
+	br := lineBuffers.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &lineReader{r: br, max: max, budget: budget}
+}
+
+// lineBuffers keeps the connections' read buffers: every hook is a new
+// connection, and a fresh 64 KiB buffer for each (allocated, zeroed,
+// collected) was a good part of what the registry spent per call. A
+// buffer goes back only once its connection's reader has stopped; what
+// a message left in it cannot be read through the next connection's
+// reader (Reset empties it), and messages are copied out of it anyway.
+var lineBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
+// release gives the read buffer back; lr must not be used after it.
+func (lr *lineReader) release() {
+	lr.r.Reset(nil)
+	lineBuffers.Put(lr.r)
+	lr.r = nil
 }
 
 // next reads one message. A message over max, or one the budget cannot

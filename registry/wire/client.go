@@ -42,8 +42,14 @@ func Dial(path string, timeout time.Duration) (*Client, error) {
 }
 
 // NewClient speaks the protocol over an open connection.
-func NewClient(conn unixsock.Conn) *Client {
-	return &Client{conn: conn, r: bufio.NewReaderSize(conn, 64<<10)}
+func NewClient(conn unixsock.Conn) *Client { return NewClientSize(conn, 64<<10) }
+
+// NewClientSize is NewClient reading through a buffer of size bytes
+// (answers of any length are read whole either way): a process that
+// exchanges a few short messages (a hook) need not allocate and zero a
+// large one.
+func NewClientSize(conn unixsock.Conn, size int) *Client {
+	return &Client{conn: conn, r: bufio.NewReaderSize(conn, size)}
 }
 
 // SetToken makes every later message carry the operator token.
