@@ -6,7 +6,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestProcessExitingReadsStateAndFlags(t *testing.T) {
@@ -62,5 +65,63 @@ func TestPeerGoneTellsAClosedPeerFromASilentOne(t *testing.T) {
 		}
 		conn.Close()
 		srv.Close()
+	}
+}
+
+// holdsLock finds the lock in the holder's own descriptors, and says what
+// /proc/locks says of it; a process that holds nothing, or a file nobody
+// locked, is no holder.
+func TestHoldsLockReadsTheHoldersDescriptors(t *testing.T) {
+	dir := t.TempDir()
+	locked, other := filepath.Join(dir, "registry.lock"), filepath.Join(dir, "other")
+	for _, p := range []string{locked, other} {
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if holdsLock(os.Getpid(), locked) {
+		t.Fatal("a lock nobody took is held")
+	}
+	f, err := os.Open(locked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	if !holdsLock(os.Getpid(), locked) {
+		t.Fatal("the lock this process holds is not found")
+	}
+	if holders, err := LockHolders(locked); err != nil || !slices.Contains(holders, os.Getpid()) {
+		t.Fatalf("/proc/locks says %v (%v)", holders, err)
+	}
+	for _, c := range []struct {
+		pid  int
+		path string
+	}{{os.Getpid(), other}, {os.Getppid(), locked}, {os.Getpid(), filepath.Join(dir, "none")}, {1 << 30, locked}} {
+		if holdsLock(c.pid, c.path) {
+			t.Errorf("pid %d is said to hold %s", c.pid, c.path)
+		}
+	}
+}
+
+func TestLockHolderReadsALockLine(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		pid  int
+		ok   bool
+	}{
+		{"1: FLOCK  ADVISORY  WRITE 20028 fe:00:9978241 0 EOF", 20028, true},
+		{"\t1: FLOCK  ADVISORY  WRITE 20028 fe:00:9978241 0 EOF", 20028, true},
+		{"1: -> FLOCK  ADVISORY  WRITE 20029 fe:00:9978241 0 EOF", 0, false},
+		{"1: FLOCK  ADVISORY  WRITE 20028 fe:00:19978241 0 EOF", 0, false},
+		{"1: FLOCK  ADVISORY  WRITE 20028 fe:01:9978241 0 EOF", 0, false},
+		{"1: FLOCK  ADVISORY  WRITE x fe:00:9978241 0 EOF", 0, false},
+		{"garbage", 0, false},
+	} {
+		if pid, ok := lockHolder(c.line, "fe:00:9978241"); pid != c.pid || ok != c.ok {
+			t.Errorf("%q: %d %v, want %d %v", c.line, pid, ok, c.pid, c.ok)
+		}
 	}
 }
