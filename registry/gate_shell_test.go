@@ -377,7 +377,9 @@ func shellWorkspaceB(b *testing.B) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, f := range []string{"src/a.go", "src/b.go", ".env", ".claude/settings.json", "README.md",
+	// As TestGateShellOrdinaryLinesAllowed's: no file the lease denies, so
+	// that grep -rn TODO . is allowed.
+	for _, f := range []string{"src/a.go", "src/b.go", "README.md",
 		"package.json", "go.mod", "log.txt", "docs/x.md"} {
 		p := filepath.Join(ws, f)
 		os.MkdirAll(filepath.Dir(p), 0o755)

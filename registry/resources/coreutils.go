@@ -80,13 +80,16 @@ func (a *analyzer) diff(prog string, args []*syntax.Word, c ctx) {
 	if !p.walk(a, args) {
 		return
 	}
-	a.readArgs(prog, append(p.vals["X"], p.vals["exclude-from"]...), c)
-	files := append(append(p.vals["from-file"], p.vals["to-file"]...), p.ops...)
+	a.readArgs(prog, p.vals["X"], c)
+	a.readArgs(prog, p.vals["exclude-from"], c)
 	if p.has("r", "recursive") {
+		files := append(append(p.vals["from-file"], p.vals["to-file"]...), p.ops...)
 		a.treeArgs(prog, files, c, TreeFilter{}, !p.has("no-dereference"))
 		return
 	}
-	a.readArgs(prog, files, c)
+	a.readArgs(prog, p.vals["from-file"], c)
+	a.readArgs(prog, p.vals["to-file"], c)
+	a.readArgs(prog, p.ops, c)
 }
 
 // printf -v assigns a variable whose name bash evaluates.

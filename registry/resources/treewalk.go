@@ -219,20 +219,24 @@ func joinForm(form, name, top string) string {
 func (w *treeWalk) denyBelow(ref PathRef) bool {
 	for i := range w.deny.patterns {
 		p := &w.deny.patterns[i]
-		if p.below(&ref) {
+		if denyBelowOne(p, &ref) {
 			return true
 		}
 		if ref.mayFold() {
 			// Folded as widely as can be: a wider prune only walks more.
 			low := compileDeny(strings.ToLower(p.raw))
 			folded := foldedRef(ref, true, true)
-			if low.below(&folded) {
+			if denyBelowOne(&low, &folded) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// denyBelowOne is the prune's question for one pattern; a test swaps it
+// for a wrong one to show the property test catches a wrong prune.
+var denyBelowOne = (*denyPattern).below
 
 // below reports whether the pattern can match a path strictly below the
 // directory ref, in the form the pattern's kind is matched against.
