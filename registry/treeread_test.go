@@ -86,6 +86,14 @@ func TestGateRefusesARecursiveReadAboveADeniedPath(t *testing.T) {
 			t.Errorf("%s: refused for another reason: %s", line, got.Reason)
 		}
 	}
+	// A root outside the workspace is an escape, refused without a walk
+	// of what lies below it (no hold for a large tree).
+	for _, line := range []string{"grep -r KEY /", "grep -r KEY ~", "rg KEY /usr"} {
+		got := f.gate(id, "Bash", map[string]any{"command": line})
+		if got.Verdict != VerdictDeny || !strings.Contains(got.Reason, "escapes the workspace") {
+			t.Errorf("%s: %s (%s), want deny as an escape", line, got.Verdict, got.Reason)
+		}
+	}
 	for _, in := range []map[string]any{{"pattern": "KEY"}, {"pattern": "KEY", "path": "src"},
 		{"pattern": "KEY", "path": "."}, {"pattern": "KEY", "path": "src", "glob": "!*.go"}} {
 		got := f.gate(id, "Grep", in)

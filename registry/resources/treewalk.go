@@ -65,6 +65,12 @@ type TreeFinding struct {
 func CheckTrees(trees []TreeRef, deny []string) TreeResult {
 	w := treeWalk{deny: CompileDenyPaths(deny), budget: MaxTreeEntries, visited: map[string]bool{}}
 	for _, t := range trees {
+		if !t.Root.Inside {
+			// A root outside the workspace is refused as a read that
+			// escapes it: nothing below it is listed (a mount there may
+			// not answer).
+			continue
+		}
 		w.resolver = newPathResolver(t.workspace)
 		if st, err := os.Stat(t.Root.Abs); err != nil || !st.IsDir() {
 			continue
@@ -176,6 +182,9 @@ func (w *treeWalk) link(t TreeRef, ref PathRef) bool {
 			return true
 		}
 		w.res.Targets = append(w.res.Targets, target)
+	}
+	if !target.Inside {
+		return false // refused as an escape (Targets); not listed
 	}
 	if st, err := os.Stat(target.Abs); err == nil && st.IsDir() {
 		target.dir = true
