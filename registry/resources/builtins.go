@@ -49,7 +49,8 @@ func (a *analyzer) run(args []*syntax.Word, c ctx) {
 	if a.builtin(name, rest, c) {
 		return
 	}
-	if spec, ok := wrappers[name]; ok && transparentWrappers[name] {
+	spec, isWrapper := wrappers[name]
+	if isWrapper && transparentWrappers[name] {
 		a.wrapper(name, spec, rest, c)
 		return
 	}
@@ -78,7 +79,7 @@ func (a *analyzer) run(args []*syntax.Word, c ctx) {
 	case interpreterOf(name) != nil:
 		a.interpreter(name, rest, c)
 	default:
-		if spec, ok := wrappers[name]; ok {
+		if isWrapper {
 			a.wrapper(name, spec, rest, c)
 			return
 		}

@@ -125,3 +125,39 @@ func TestStaticWordShortCutMatchesParts(t *testing.T) {
 		t.Fatalf("only %d words checked", words)
 	}
 }
+
+// TestPrintable8Exact: the eight-byte test says true exactly when every
+// byte is printable ASCII, for random words and for every byte value in
+// every position.
+func TestPrintable8Exact(t *testing.T) {
+	want := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if s[i] < 0x20 || s[i] > 0x7e {
+				return false
+			}
+		}
+		return true
+	}
+	r := rand.New(rand.NewSource(14))
+	for i := 0; i < 200000; i++ {
+		b := make([]byte, 8)
+		for j := range b {
+			b[j] = byte(0x20 + r.Intn(0x5f))
+			if r.Intn(6) == 0 {
+				b[j] = byte(r.Intn(256))
+			}
+		}
+		if got := printable8(string(b)); got != want(string(b)) {
+			t.Fatalf("printable8(%q) = %v", b, got)
+		}
+	}
+	for pos := 0; pos < 8; pos++ {
+		for c := 0; c < 256; c++ {
+			b := []byte("abcdefgh")
+			b[pos] = byte(c)
+			if got := printable8(string(b)); got != want(string(b)) {
+				t.Fatalf("printable8(%q) = %v", b, got)
+			}
+		}
+	}
+}

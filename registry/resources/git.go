@@ -74,12 +74,12 @@ func (a *analyzer) git(prog string, args []*syntax.Word, c ctx) {
 		a.failf("cannot tell what git runs: the subcommand %s is not static", wordText(args[i]))
 		return
 	}
-	sub := gitSubcommands[l.s]
-	if sub == nil {
+	sub, ok := gitModels[l.s]
+	if !ok {
 		a.failf("refused: git %s is not a git subcommand the gate knows (it could be an alias or a git-%s program)", l.s, l.s)
 		return
 	}
-	sub(a, gitProgs[l.s], args[i+1:], c)
+	sub.model(a, sub.prog, args[i+1:], c)
 }
 
 // gitGlobalOpt handles one option before git's subcommand.
@@ -155,12 +155,17 @@ func (a *analyzer) gitConfigKey(how, key, value string) {
 }
 
 // gitSubcommands maps each subcommand the gate models to its model;
-// gitProgs to its name as a program ("git status"), made once rather
-// than on every command.
+// gitModels to the model and the subcommand's name as a program ("git
+// status"), made once rather than on every command.
 var (
 	gitSubcommands map[string]func(a *analyzer, prog string, args []*syntax.Word, c ctx)
-	gitProgs       map[string]string
+	gitModels      map[string]gitModel
 )
+
+type gitModel struct {
+	prog  string
+	model func(a *analyzer, prog string, args []*syntax.Word, c ctx)
+}
 
 func init() {
 	gitSubcommands = map[string]func(a *analyzer, prog string, args []*syntax.Word, c ctx){
@@ -186,9 +191,9 @@ func init() {
 		"format-patch": gitFormatPatch, "hash-object": gitHashObject, "difftool": gitDifftool,
 		"mergetool": gitDifftool, "maintenance": gitMaintenance, "submodule": gitSubmodule,
 	}
-	gitProgs = make(map[string]string, len(gitSubcommands))
-	for sub := range gitSubcommands {
-		gitProgs[sub] = "git " + sub
+	gitModels = make(map[string]gitModel, len(gitSubcommands))
+	for sub, model := range gitSubcommands {
+		gitModels[sub] = gitModel{"git " + sub, model}
 	}
 }
 

@@ -19,9 +19,13 @@ func checkBytes(src string) error {
 		return err
 	}
 	for i := 0; i < len(src); {
+		if i+8 <= len(src) && printable8(src[i:i+8]) {
+			i += 8 // eight bytes of printable ASCII: the common case
+			continue
+		}
 		c := src[i]
 		if !lexSuspect[c] {
-			i++ // printable ASCII, tab or newline: the common case
+			i++ // printable ASCII, tab or newline
 			continue
 		}
 		if c < utf8.RuneSelf {
@@ -48,6 +52,20 @@ var lexSuspect = func() (s byteSet) {
 	}
 	return s
 }()
+
+// printable8 reports whether the eight bytes of s are all printable ASCII
+// (0x20–0x7e), testing them as one word: a byte below 0x20 borrows from
+// its high bit in x-0x20…, and a byte of 0x7f or more sets it in x+0x01…
+// or in x itself. A carry or borrow can only come from a byte that fails
+// already, so true is exact; false sends the caller to look byte by byte.
+func printable8(s string) bool {
+	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	low := (x - 0x20*ones) &^ x & highs
+	high := (x + ones | x) & highs
+	return low|high == 0
+}
 
 // invisibleRune reports Unicode space separators, line and paragraph
 // separators, the C1 controls and the zero-width and bidirectional format

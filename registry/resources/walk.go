@@ -165,7 +165,8 @@ func (a *analyzer) decl(x *syntax.DeclClause, c ctx) {
 // (a && b || c is (a && b) || c), iteratively: a line of thousands of
 // commands must not cost a recursion per command.
 func (a *analyzer) list(x *syntax.BinaryCmd, c ctx) {
-	chain := []*syntax.BinaryCmd{x}
+	var short [16]*syntax.BinaryCmd // most chains are short: no allocation for them
+	chain := append(short[:0], x)
 	for cur := x; ; {
 		inner, ok := cur.X.Cmd.(*syntax.BinaryCmd)
 		if !ok || (inner.Op != syntax.AndStmt && inner.Op != syntax.OrStmt) || cur.X.Negated ||
