@@ -105,6 +105,44 @@ type gitRepoCheck struct {
 	writes    []PathRef // writesFor the run being judged
 	home      string    // the home directory, for ~/ in configuration values; "" when unknown
 	atStart   bool      // the call starts in the workspace itself
+	// owned is ownRepo's last answer and what it was asked with: the next
+	// git command of the line asking with the same writes and the same
+	// workspace gets it without looking again (a line of many git
+	// commands read .git and its configuration once per command).
+	owned *ownedAnswer
+}
+
+// ownedAnswer is one answer of ownRepo and its inputs.
+type ownedAnswer struct {
+	writes []PathRef
+	ws     string
+	own    bool
+	why    string
+}
+
+// shareOwnRepo lets the git commands of one call share ownRepo's answer;
+// the test that compares the shared answers with the unshared ones turns
+// it off.
+var shareOwnRepo = true
+
+// ownRepoOnce is ownRepo, asked again only when what it depends on
+// changed: the workspace as given (the same for the whole call), the
+// line's writes and the workspace's resolution. Nothing is kept past the
+// call.
+func (g *gitRepoCheck) ownRepoOnce() (bool, string) {
+	if m := g.owned; shareOwnRepo && m != nil && m.ws == g.ws && sameRefs(m.writes, g.writes) {
+		return m.own, m.why
+	}
+	m := &ownedAnswer{writes: g.writes, ws: g.ws}
+	m.own, m.why = g.ownRepo()
+	g.owned = m
+	return m.own, m.why
+}
+
+// sameRefs reports whether a and b are the same list (not equal lists:
+// the same one).
+func sameRefs(a, b []PathRef) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // gitRunHolds judges the git commands of a Bash call whose paths resolver
@@ -190,7 +228,7 @@ func (g *gitRepoCheck) run(run gitRun) string {
 	g.writes = g.writesFor(run)
 	for _, d := range run.dirs {
 		if d == "" && g.atStart && run.gitDir == "" && run.workTree == "" {
-			if own, why := g.ownRepo(); own {
+			if own, why := g.ownRepoOnce(); own {
 				return why
 			}
 		}
