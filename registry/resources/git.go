@@ -280,7 +280,7 @@ func (a *analyzer) parseGit(prog string, args []*syntax.Word, withValue string) 
 		} else if name, val, hasVal, ok = a.gitLong(prog, l.s); !ok {
 			return g, false
 		}
-		if !hasVal && strings.Contains(withValue, " "+name+" ") && i+1 < len(args) {
+		if !hasVal && i+1 < len(args) && gitSeparateValue(strings.TrimPrefix(prog, "git "), name, short, withValue) {
 			i++
 			v, ok := staticWord(args[i])
 			if !ok {

@@ -6,10 +6,15 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// The values of git subcommands' options that take a separate word.
+// The values of git subcommands' options that take a separate word. For a
+// long option the generated table knows, the table decides
+// (gitSeparateValue); these lists hold the letters and the revision
+// options. An option whose value is optional takes only an attached one
+// (-U5, -M50%, -S<keyid>, --branches=<glob>, --pretty=…), so it is not
+// here: `git log --pretty .env` reads the history of .env.
 const (
-	gitLogValues    = " n max-count skip since after until before author committer grep format pretty date S G L O output encoding decorate-refs decorate-refs-exclude diff-filter word-diff-regex relative abbrev U unified color-moved ws-error-highlight find-copies-harder B M C l glob exclude branches tags remotes orderfile skip-to rotate-to "
-	gitCommitValues = " m message F file C c reuse-message reedit-message t template fixup squash author date cleanup S gpg-sign trailer pathspec-from-file "
+	gitLogValues    = " n max-count skip since after until before author committer grep format date S G L O output encoding decorate-refs decorate-refs-exclude diff-filter word-diff-regex ws-error-highlight l glob exclude orderfile skip-to rotate-to "
+	gitCommitValues = " m message F file C c reuse-message reedit-message t template fixup squash author date cleanup trailer pathspec-from-file "
 )
 
 // gitPathWord turns a git operand into the path it names: REV:path and
@@ -290,7 +295,7 @@ func gitStash(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 
 // gitWorktree: merge, rebase, cherry-pick, revert, am rewrite the work tree.
 func gitWorktree(a *analyzer, prog string, args []*syntax.Word, c ctx) {
-	g, ok := a.parseGit(prog, args, " m F file s strategy X strategy-option onto C S gpg-sign ")
+	g, ok := a.parseGit(prog, args, " m F file s strategy X strategy-option onto C ")
 	if !ok {
 		return
 	}
@@ -397,7 +402,7 @@ func gitBisect(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 
 // gitInit writes the directory it creates.
 func gitInit(a *analyzer, prog string, args []*syntax.Word, c ctx) {
-	g, ok := a.parseGit(prog, args, " b initial-branch object-format ref-format shared ")
+	g, ok := a.parseGit(prog, args, " b initial-branch object-format ref-format ")
 	if !ok {
 		return
 	}
@@ -452,7 +457,7 @@ func gitArchive(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 
 // gitFormatPatch writes patch files into -o DIR, or the working directory.
 func gitFormatPatch(a *analyzer, prog string, args []*syntax.Word, c ctx) {
-	g, ok := a.parseGit(prog, args, " o output-directory v reroll-count subject-prefix in-reply-to to cc from signature-file base output ")
+	g, ok := a.parseGit(prog, args, " o output-directory v reroll-count subject-prefix in-reply-to to cc signature-file base output ")
 	if !ok {
 		return
 	}

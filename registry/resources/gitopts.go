@@ -45,8 +45,9 @@ var (
 )
 
 // gitOptTable is one subcommand's long options: every name git accepts
-// given exactly (with the --no- forms), and the same names sorted for the
-// prefix search, which runs only when the exact lookup misses.
+// given exactly (with the --no- forms), true for one that takes a value
+// (attached with = or in the next word), and the same names sorted for
+// the prefix search, which runs only when the exact lookup misses.
 type gitOptTable struct {
 	names  map[string]bool
 	sorted []string
@@ -60,7 +61,8 @@ var gitOptTables = sync.OnceValue(func() map[string]*gitOptTable {
 		}
 		t := &gitOptTable{names: map[string]bool{}}
 		for _, f := range strings.Fields(text) {
-			t.names[strings.TrimSuffix(f, "=")] = true
+			name, takesValue := strings.CutSuffix(f, "=")
+			t.names[name] = takesValue
 		}
 		for n := range t.names {
 			t.sorted = append(t.sorted, n)
@@ -94,7 +96,7 @@ func gitLongOpt(sub, name string) (full, why string) {
 	if t == nil || name == "help" {
 		return name, ""
 	}
-	if t.names[name] {
+	if _, ok := t.names[name]; ok {
 		return gitAlias(sub, name), ""
 	}
 	if gitExactOnly[sub] {
@@ -169,4 +171,28 @@ func (a *analyzer) gitLong(prog, s string) (name, val string, hasVal, ok bool) {
 		return "", "", false, false
 	}
 	return name, val, hasVal, true
+}
+
+// gitSeparateValue reports whether git takes the word after the option
+// name (a long name as gitLongOpt read it, or a letter) as its value. For
+// a long option in the table, the table says, as git does: an option
+// whose value is optional (--abbrev[=<n>], --relative[=<path>], push
+// --force-with-lease[=…]) never takes the next word, so `git show
+// --abbrev HEAD:.env` reads .env and `git push --force-with-lease URL`
+// reaches URL's host. Otherwise (letters, revision options like --author
+// that no table lists) the model's own list withValue says.
+// gitOwnArgs are options that take the words after them by themselves,
+// which the helper does not show (update-index --cacheinfo MODE,OBJECT,PATH
+// or MODE OBJECT PATH).
+var gitOwnArgs = map[string]bool{"update-index cacheinfo": true}
+
+func gitSeparateValue(sub, name string, short bool, withValue string) bool {
+	if !short {
+		if t := gitOptTables()[sub]; t != nil {
+			if takesValue, ok := t.names[name]; ok {
+				return takesValue || gitOwnArgs[sub+" "+name]
+			}
+		}
+	}
+	return strings.Contains(withValue, " "+name+" ")
 }

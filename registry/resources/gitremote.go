@@ -50,7 +50,7 @@ func (a *analyzer) addHost(prog, s string) {
 	a.add(&a.use.Hosts, "h:", h)
 }
 
-const gitRemoteValues = " o push-option depth deepen shallow-since shallow-exclude j jobs refmap negotiation-tip filter server-option recurse-submodules-default m message F file X strategy-option s strategy S gpg-sign signed force-with-lease "
+const gitRemoteValues = " o push-option depth deepen shallow-since shallow-exclude j jobs refmap negotiation-tip filter server-option recurse-submodules-default m message F file X strategy-option s strategy "
 
 // gitRemote: fetch, pull, push and ls-remote reach the repository named
 // first (a URL's host, or a configured remote); pull also rewrites the
@@ -61,6 +61,13 @@ func gitRemote(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 		return
 	}
 	ops := g.all()
+	for _, r := range g.opts["repo"] { // git push --repo=URL: the repository when none is named
+		if strings.Contains(r, "\x00dynamic") {
+			a.failf("cannot tell which host %s reaches: --repo is not static", prog)
+			return
+		}
+		a.gitRepoArg(prog, valueWord(r), c)
+	}
 	switch {
 	case len(ops) == 0:
 	case g.has("all", "multiple"):

@@ -94,7 +94,7 @@ func run(out string) error {
 	buf.WriteString("var gitOptsText = map[string]string{\n")
 	aliases := map[string]string{}
 	for _, sub := range sortedKeys(subcommands) {
-		names := map[string]bool{}
+		names, optional := map[string]bool{}, map[string]bool{}
 		verbs := [][]string{{sub}}
 		for _, verb := range subcommands[sub] {
 			verbs = append(verbs, []string{sub, verb})
@@ -108,8 +108,21 @@ func run(out string) error {
 					names[strings.TrimPrefix(f, "--")] = true
 				}
 			}
-			for name, target := range helpAliases(git(append(args, "-h")...)) {
+			usage := git(append(args, "-h")...)
+			for name, target := range helpAliases(usage) {
 				aliases[sub+" "+name] = target
+			}
+			for _, m := range optionalValue.FindAllStringSubmatch(string(usage), -1) {
+				optional[m[1]] = true
+			}
+		}
+		for name := range names {
+			// The helper marks some options whose value is optional
+			// (--abbrev[=<n>]) with = too; git takes no separate word
+			// for those, and the gate must not either.
+			if base, ok := strings.CutSuffix(name, "="); ok && optional[base] {
+				delete(names, name)
+				names[base] = true
 			}
 		}
 		fmt.Fprintf(&buf, "\t%q: %q,\n", sub, strings.Join(sortedKeys(names), " "))
@@ -130,6 +143,9 @@ func run(out string) error {
 var (
 	optionLine = regexp.MustCompile(`^\s+(?:-\S, )?--(?:\[no-\])?([a-z0-9][a-z0-9-]*)`)
 	aliasOf    = regexp.MustCompile(`alias of --([a-z0-9][a-z0-9-]*)`)
+	// optionalValue is an option whose value is optional in a usage
+	// message: --abbrev[=<n>], --[no-]signed[=(yes|no|if-asked)].
+	optionalValue = regexp.MustCompile(`--(?:\[no-\])?([a-z0-9][a-z0-9-]*)\[=`)
 )
 
 // helpAliases reads "alias of --X" from a usage message: the option it
