@@ -121,6 +121,7 @@ var gitVariants = []gitVariant{
 	{name: "hooksPath into the work tree (husky)", plant: huskyHooks, cmd: "git commit --allow-empty -m x", honest: true},
 	{name: "hooksPath into the work tree, absolute", plant: absHooks, cmd: "git commit --allow-empty -m x", honest: true},
 	{name: "include of a work-tree file", plant: includeWorkTree, cmd: "git status", honest: true},
+	{name: "fsmonitor a program in the work tree", plant: workTreeFsmonitor, cmd: "git status", honest: true},
 	{name: "includeIf of a work-tree file", plant: includeIfWorkTree, cmd: "git status", honest: true},
 	{name: "same line: init, config, status", plant: func(*testing.T, string, string) {},
 		cmd: "git init d && echo '[core] fsmonitor = \"touch MARK; false\"' > d/.git/config && git -C d status", honest: true},
@@ -184,6 +185,13 @@ func huskyHooks(t *testing.T, ws, mark string) {
 func absHooks(t *testing.T, ws, mark string) {
 	writeFile(t, filepath.Join(ws, ".git", "config"), "[core]\n\trepositoryformatversion = 0\n\thooksPath = "+ws+"/tools/hooks\n", 0o644)
 	writeFile(t, filepath.Join(ws, "tools", "hooks", "pre-commit"), pwnHook(mark), 0o755)
+}
+
+// workTreeFsmonitor: the human's configuration runs a program of the
+// work tree; the agent rewrites the program.
+func workTreeFsmonitor(t *testing.T, ws, mark string) {
+	writeFile(t, filepath.Join(ws, ".git", "config"), "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = ./tools/fsmon.sh\n", 0o644)
+	writeFile(t, filepath.Join(ws, "tools", "fsmon.sh"), pwnHook(mark)+"exit 1\n", 0o755)
 }
 
 func includeWorkTree(t *testing.T, ws, mark string) {

@@ -301,6 +301,7 @@ type gitConfigFacts struct {
 	hooksPaths     []string // core.hooksPath values, ~ expanded, relative or absolute
 	workTrees      []string // core.worktree values, ~ expanded, relative or absolute
 	worktreeConfig bool     // extensions.worktreeConfig is set (to anything but false)
+	programs       []string // the programs named by path in keys git runs as commands (core.fsmonitor = ./x)
 }
 
 // readConfig reads the configuration file p and what it includes into
@@ -365,8 +366,55 @@ func (g *gitRepoCheck) configEntry(p string, e gitConfigEntry, depth int, facts 
 		} else {
 			facts.workTrees = append(facts.workTrees, v)
 		}
+	case !e.valueless && gitCommandKey(e):
+		if prog := commandProgram(e.value); strings.Contains(prog, "/") {
+			v, ok := g.expandPath(prog)
+			if !ok {
+				return fmt.Sprintf("%s.%s in %s runs %s, which the gate cannot resolve", e.section, e.key, g.show(p), prog)
+			}
+			facts.programs = append(facts.programs, v)
+		}
 	}
 	return ""
+}
+
+// gitCommandKey reports whether git runs the value of e as a command (or
+// a program): then a program named by a path in the work tree is one the
+// agent can replace.
+func gitCommandKey(e gitConfigEntry) bool {
+	sub := e.quoted || e.dotted
+	is := func(section, key string) bool {
+		return strings.EqualFold(e.section, section) && strings.EqualFold(e.key, key)
+	}
+	switch {
+	case !sub && (is("core", "fsmonitor") || is("core", "sshcommand") || is("core", "pager") || is("core", "editor") ||
+		is("core", "askpass") || is("core", "gitproxy") || is("sequence", "editor") || is("diff", "external") ||
+		is("gpg", "program") || is("credential", "helper") || is("interactive", "difffilter") || is("sendemail", "smtpserver")):
+		return true
+	case sub && (is("filter", "clean") || is("filter", "smudge") || is("filter", "process") || is("diff", "command") ||
+		is("diff", "textconv") || is("merge", "driver") || is("gpg", "program") || is("credential", "helper") ||
+		is("difftool", "cmd") || is("mergetool", "cmd")):
+		return true
+	case strings.EqualFold(e.section, "pager"), strings.EqualFold(e.section, "alias") && strings.HasPrefix(e.value, "!"):
+		return true
+	}
+	return false
+}
+
+// commandProgram is the program a command value starts with: its first
+// word, without an alias's "!" or the quotes around it.
+func commandProgram(v string) string {
+	v = strings.TrimLeft(strings.TrimPrefix(strings.TrimSpace(v), "!"), " \t")
+	if v != "" && (v[0] == '"' || v[0] == '\'') {
+		if j := strings.IndexByte(v[1:], v[0]); j >= 0 {
+			return v[1 : j+1]
+		}
+		return v[1:]
+	}
+	if j := strings.IndexAny(v, " \t;|&"); j >= 0 {
+		return v[:j]
+	}
+	return v
 }
 
 // expandPath expands a configuration path as git's pathname type does:
@@ -418,17 +466,29 @@ func (g *gitRepoCheck) judge(repo gitRepo, top string) string {
 		}
 		bases = append(bases, wt)
 	}
-	for _, hp := range facts.hooksPaths {
-		cands := []string{hp}
-		if !filepath.IsAbs(hp) {
+	if c := g.writableBelow(facts.hooksPaths, bases); c != "" {
+		return fmt.Sprintf("core.hooksPath makes git run the hooks in %s, a directory an agent can write", g.show(c))
+	}
+	if c := g.writableBelow(facts.programs, bases); c != "" {
+		return fmt.Sprintf("the configuration of the repository makes git run %s, a program an agent can write", g.show(c))
+	}
+	return ""
+}
+
+// writableBelow is the first of paths (absolute, or relative to any of
+// bases) that an agent can write, or "".
+func (g *gitRepoCheck) writableBelow(paths, bases []string) string {
+	for _, p := range paths {
+		cands := []string{p}
+		if !filepath.IsAbs(p) {
 			cands = cands[:0]
 			for _, b := range bases {
-				cands = append(cands, filepath.Join(b, hp))
+				cands = append(cands, filepath.Join(b, p))
 			}
 		}
 		for _, c := range cands {
 			if real, ok := g.real(c); !ok || g.agentWritable(real) {
-				return fmt.Sprintf("core.hooksPath makes git run the hooks in %s, a directory an agent can write", g.show(c))
+				return c
 			}
 		}
 	}
