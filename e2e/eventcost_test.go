@@ -49,7 +49,9 @@ var eventVariants = []eventVariant{
 // fixed-answer server (SessionStart's command hook as `cat`), so that what
 // each event costs inside Claude Code can be told apart. Sides rotate
 // round by round; each run's --debug-file log is read for where the time
-// went. LEASEDECK_E2E_RUNS sets the runs per side (default 5),
+// went; the client's CPU time (with its tools' and command hooks') is
+// reported beside the wall time, since it moves far less with other load
+// on the machine. LEASEDECK_E2E_RUNS sets the runs per side (default 5),
 // LEASEDECK_E2E_VARIANTS a comma-separated subset of the variants.
 func TestHookEventCost(t *testing.T) {
 	requireHeavy(t)
@@ -79,7 +81,7 @@ func TestHookEventCost(t *testing.T) {
 	srv := fakemodel.NewAnthropic()
 	defer srv.Close()
 	vars, logs := claudeVars(e, srv.URL), t.TempDir()
-	took, phases := map[string][]time.Duration{}, map[string]*sessionPhases{}
+	took, cpu, phases := map[string][]time.Duration{}, map[string][]time.Duration{}, map[string]*sessionPhases{}
 	for i := 0; i < runs; i++ {
 		for j := range variants {
 			v := variants[(i+j)%len(variants)]
@@ -102,18 +104,19 @@ func TestHookEventCost(t *testing.T) {
 				}
 			}
 			took[v.name] = append(took[v.name], r.took)
+			cpu[v.name] = append(cpu[v.name], r.cpu)
 			if phases[v.name] == nil {
 				phases[v.name] = &sessionPhases{}
 			}
 			phases[v.name].read(t, log)
 		}
 	}
-	base := median(took[variants[0].name])
-	lines := []string{fmt.Sprintf("%-24s %9s %9s %7s %9s | %s", "hooks", "median", "min", "÷ first", "per call", sessionPhaseHeader)}
+	base, baseCPU := median(took[variants[0].name]), median(cpu[variants[0].name])
+	lines := []string{fmt.Sprintf("%-24s %9s %9s %7s %9s | %9s %7s | %s", "hooks", "median", "min", "÷ first", "per call", "CPU", "÷ first", sessionPhaseHeader)}
 	for _, v := range variants {
-		m := median(took[v.name])
-		lines = append(lines, fmt.Sprintf("%-24s %9s %9s %6.2fx %9s | %s", v.name, ms(m), ms(minDur(took[v.name])),
-			float64(m)/float64(base), ms((m-base)/benchCalls), phases[v.name]))
+		m, c := median(took[v.name]), median(cpu[v.name])
+		lines = append(lines, fmt.Sprintf("%-24s %9s %9s %6.2fx %9s | %9s %6.2fx | %s", v.name, ms(m), ms(minDur(took[v.name])),
+			float64(m)/float64(base), ms((m-base)/benchCalls), ms(c), float64(c)/float64(baseCPU), phases[v.name]))
 	}
 	t.Logf("what each of the hooks install writes costs in Claude Code, fixed answers, %d runs a side:\n%s", runs, strings.Join(lines, "\n"))
 	if p := os.Getenv("LEASEDECK_E2E_FIGURES"); p != "" {

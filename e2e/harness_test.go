@@ -709,6 +709,10 @@ type clientRun struct {
 	code           int
 	stdout, stderr string
 	took           time.Duration
+	// cpu is the client's user and system CPU time, with that of the
+	// processes it waited for (its tools and command hooks): what the
+	// client spent, far less moved by other load on the machine than took.
+	cpu time.Duration
 }
 
 // runClient runs a client executable headless in the workspace with
@@ -726,6 +730,9 @@ func (e *env) runClient(limit time.Duration, vars []string, exe string, args ...
 	start := time.Now()
 	err := cmd.Run()
 	r := clientRun{stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
+	if ps := cmd.ProcessState; ps != nil {
+		r.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

@@ -147,7 +147,7 @@ func TestOverhead(t *testing.T) {
 			srv := c.server()
 			defer srv.Close()
 			vars := c.vars(e, srv.URL)
-			took := map[string][]time.Duration{}
+			took, cpu := map[string][]time.Duration{}, map[string][]time.Duration{}
 			for i := 0; i < runs; i++ {
 				for j := range modes {
 					mode := modes[(i+j)%len(modes)] // rotate the order each round
@@ -187,6 +187,7 @@ func TestOverhead(t *testing.T) {
 						t.Fatalf("%s %s (hooks: %s): %d calls journaled as allowed, want %d", c.name, name, mode, n, benchCalls)
 					}
 					took[mode] = append(took[mode], r.took)
+					cpu[mode] = append(cpu[mode], r.cpu)
 				}
 			}
 			mw, mo, mn := median(took["leasedeck"]), median(took["none"]), median(took["noop"])
@@ -219,6 +220,12 @@ func TestOverhead(t *testing.T) {
 				if ht := took["leasedeck-http"]; len(ht) > 0 {
 					line += fmt.Sprintf(", HTTP/fixed %.2fx", float64(median(ht))/float64(mf))
 				}
+			}
+			// The client's CPU time moves far less with other load than its
+			// wall time: the same comparison, in what the client spent.
+			line += " | client CPU:"
+			for _, m := range modes {
+				line += fmt.Sprintf(" %s %s (%.2fx)", m, ms(median(cpu[m])), float64(median(cpu[m]))/float64(median(cpu["none"])))
 			}
 			t.Log(line)
 			report = append(report, line)
