@@ -71,14 +71,9 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 	}
 	for _, d := range sh.WorkTrees {
 		resolved = append(resolved, d)
-		ref, err := resolver.resolve(rebase(d))
+		ref, err := workTreeWrite(&resolver, rebase(d))
 		if err != nil {
-			return Use{}, &FieldError{Pointer: "/command", Err: err}
-		}
-		if top, ok := gitTopLevel(ref.Abs); ok && top != ref.Abs {
-			if ref, err = resolver.resolve(top); err != nil {
-				return Use{}, &FieldError{Pointer: "/command", Err: err}
-			}
+			return Use{}, err
 		}
 		writes.add(ref)
 	}

@@ -28,6 +28,22 @@ func gitTopLevel(dir string) (string, bool) {
 	}
 }
 
+// workTreeWrite is the write a rewrite of the whole work tree from dir
+// makes (ShellUse.WorkTrees): the top level of the repository holding dir,
+// or dir itself when there is none.
+func workTreeWrite(resolver *pathResolver, dir string) (PathRef, error) {
+	ref, err := resolver.resolve(dir)
+	if err != nil {
+		return PathRef{}, &FieldError{Pointer: "/command", Err: err}
+	}
+	if top, ok := gitTopLevel(ref.Abs); ok && top != ref.Abs {
+		if ref, err = resolver.resolve(top); err != nil {
+			return PathRef{}, &FieldError{Pointer: "/command", Err: err}
+		}
+	}
+	return ref, nil
+}
+
 // gitUpdateIndex: the index entries it sets are what a later checkout,
 // reset or stash writes into the work tree, so every path it names
 // (operands, and the path of --cacheinfo MODE,OBJECT,PATH) is checked as
