@@ -77,24 +77,7 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 		}
 		writes.add(ref)
 	}
-	var isResolved func(string) bool
-	if len(resolved) <= smallList {
-		isResolved = func(o string) bool { return slices.Contains(resolved, o) }
-	} else {
-		set := make(map[string]bool, len(resolved))
-		for _, p := range resolved {
-			set[p] = true
-		}
-		isResolved = func(o string) bool { return set[o] }
-	}
-	for _, o := range sh.Operands {
-		if (strings.HasPrefix(o, "-") && !strings.Contains(o, "/")) || isResolved(o) {
-			continue // an option, not a path; or already checked as a read or write
-		}
-		if ref, err := resolver.resolve(rebase(o)); err == nil {
-			use.Mentions = append(use.Mentions, ref)
-		}
-	}
+	use.Mentions = mentionsOf(&resolver, rebase, sh.Operands, resolved)
 	// A line that runs apply_patch (Codex's patch tool, also a program
 	// on its PATH) writes the files its patches name; a patch the gate
 	// cannot read (from a file, a variable) could write anything.
@@ -116,6 +99,32 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 		use.Holds = append(use.Holds, gitRunHolds(&resolver, rebase, &sh, writes.list)...)
 	}
 	return use, nil
+}
+
+// mentionsOf resolves the operands of a line that are not options and
+// were not resolved already as reads or writes (resolved): the paths it
+// names without the gate knowing what its programs do with them.
+func mentionsOf(resolver *pathResolver, rebase func(string) string, operands, resolved []string) []PathRef {
+	var isResolved func(string) bool
+	if len(resolved) <= smallList {
+		isResolved = func(o string) bool { return slices.Contains(resolved, o) }
+	} else {
+		set := make(map[string]bool, len(resolved))
+		for _, p := range resolved {
+			set[p] = true
+		}
+		isResolved = func(o string) bool { return set[o] }
+	}
+	var out []PathRef
+	for _, o := range operands {
+		if (strings.HasPrefix(o, "-") && !strings.Contains(o, "/")) || isResolved(o) {
+			continue // an option, not a path; or already checked as a read or write
+		}
+		if ref, err := resolver.resolve(rebase(o)); err == nil {
+			out = append(out, ref)
+		}
+	}
+	return out
 }
 
 // shellStart is the absolute directory a Bash call starts in (the
