@@ -77,34 +77,10 @@ func (a *analyzer) globMatches(l lit) bool {
 }
 
 // staticPrefix is the value of the leading parts of w that are known
-// before it runs.
+// before it runs: what staticParts has read when it meets the first part
+// that is not.
 func staticPrefix(w *syntax.Word) lit {
-	var l lit
-	for _, part := range w.Parts {
-		switch p := part.(type) {
-		case *syntax.Lit:
-			addUnquoted(&l, p.Value)
-		case *syntax.SglQuoted:
-			if p.Dollar {
-				l.add(ansiC(p.Value), true)
-			} else {
-				l.add(p.Value, true)
-			}
-		case *syntax.DblQuoted:
-			if p.Dollar {
-				return l
-			}
-			for _, dp := range p.Parts {
-				dl, ok := dp.(*syntax.Lit)
-				if !ok {
-					return l
-				}
-				l.add(unescapeDouble(dl.Value, true), true)
-			}
-		default:
-			return l
-		}
-	}
+	l, _ := staticParts(w)
 	return l
 }
 
