@@ -278,8 +278,10 @@ func TestLargeLineRefusedWithoutStallingOthers(t *testing.T) {
 	// The property is that nobody else waits: the 3 MB line used to hold
 	// the lock 3.5 s. Its own answer is mostly JSON on the wire (about
 	// 0.15 s here, seconds under the race detector), so its bound is loose;
-	// the ordinary calls' is what matters, generous for a shared machine.
-	if b.d > 15*time.Second || worst > 250*time.Millisecond {
+	// the ordinary calls' is what matters: a line parsed under the lock
+	// would hold each of them for seconds, so one second is a bound that
+	// still fails on that and passes on a shared machine under -race.
+	if b.d > 15*time.Second || worst > time.Second {
 		t.Errorf("3 MB line answered in %v; slowest ordinary call %v", b.d, worst)
 	}
 	t.Logf("3 MB line refused in %v; slowest concurrent ordinary call %v", b.d, worst)
