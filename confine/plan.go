@@ -375,10 +375,7 @@ func makePlaceholder(p string) (Placeholder, bool) {
 		}
 		return Placeholder{Path: p, Dir: true}, true
 	}
-	content := ""
-	if ext == ".json" {
-		content = "{}\n"
-	}
+	content := placeholderContent(p)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return Placeholder{}, false

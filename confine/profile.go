@@ -70,11 +70,14 @@ type Inputs struct {
 	TempDir     string   // the run's private temporary directory (read-write)
 	Executables []string // resolved programs the tree must run (the command, leasedeck for hooks)
 	Protect     []string // leasedeck's own files: never writable
-	Hide        []string // leasedeck's secrets and state: never readable
-	WritePaths  []string // the lease's allow.write_paths
-	ReadPaths   []string // the lease's allow.read_paths
-	DenyPaths   []string // the lease's deny.paths
-	Namespace   bool
+	// ProtectedWrites are the policy's protected-write globs and the
+	// registry's implicit ones (see protectedGlobPaths).
+	ProtectedWrites []string
+	Hide            []string // leasedeck's secrets and state: never readable
+	WritePaths      []string // the lease's allow.write_paths
+	ReadPaths       []string // the lease's allow.read_paths
+	DenyPaths       []string // the lease's deny.paths
+	Namespace       bool
 }
 
 // credentialDirs are never readable, whatever the lease says.
@@ -148,6 +151,11 @@ func SpecFor(in Inputs, prof Profile) (Spec, error) {
 	for _, g := range gitProtected {
 		spec.Protect = append(spec.Protect, exp(g))
 	}
+	protected, perr := protectedGlobPaths(in.ProtectedWrites, in.Workspace, in.Home, stateOf(prof, in.Workspace, in.Home))
+	if perr != nil {
+		return Spec{}, perr
+	}
+	spec.Protect = append(spec.Protect, protected...)
 	spec.Protect = append(spec.Protect, in.Protect...)
 	// leasedeck's own files stay readable to the tree (its hooks read the
 	// policy and the manifests and reach the socket there); the secrets

@@ -131,10 +131,14 @@ func (rs *runSession) inputs(cs confinedStart) (confine.Inputs, error) {
 	if tp, err := w.LegacyTokenPath(); err == nil {
 		hide = append(hide, tp)
 	}
+	settings, err := w.LoadSettings()
+	if err != nil {
+		return confine.Inputs{}, err
+	}
 	m := cs.manifest
 	return confine.Inputs{Workspace: w.Root, Home: home, TempDir: rs.tmp, Executables: execs,
 		Protect: protect, Hide: hide, WritePaths: m.Allow.WritePaths, ReadPaths: m.Allow.ReadPaths,
-		DenyPaths: m.Deny.Paths}, nil
+		DenyPaths: m.Deny.Paths, ProtectedWrites: protectedWrites(settings.Calls)}, nil
 }
 
 // startPlain starts an unconfined tree (--allow-unconfined). run is still
@@ -145,3 +149,9 @@ func startPlain(path string, argv, env []string, dir string) (tree, error) {
 }
 
 func killTree(sig syscall.Signal) { confine.SignalDescendants(sig) }
+
+// protectedWrites are the globs no lease may write, the policy's and the
+// registry's own, for the kernel to hold as well as the gate.
+func protectedWrites(rules registry.CallRules) []string {
+	return append(append([]string(nil), rules.ProtectedWrites...), registry.ImplicitProtectedWrites...)
+}

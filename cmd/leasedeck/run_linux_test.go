@@ -152,6 +152,18 @@ try git_hookspath git -C "$WS" config core.hooksPath /tmp
 try git_hook sh -c "echo x > $WS/.git/hooks/pre-commit"
 try rm_policy rm -f "$WS/.leasedeck/policy.json"
 try mv_claude mv "$WS/.claude" "$WS/claude.old"
+try plant_mcp sh -c "echo '{}' > $WS/.mcp.json"
+try plant_tasks sh -c "mkdir -p $WS/.vscode && echo '{}' > $WS/.vscode/tasks.json"
+try plant_vscode_settings sh -c "mkdir -p $WS/.vscode && echo '{}' > $WS/.vscode/settings.json"
+try plant_workflow sh -c "mkdir -p $WS/.github/workflows && echo x > $WS/.github/workflows/x.yml"
+try plant_copilot_hooks sh -c "mkdir -p $WS/.github/hooks && echo '{}' > $WS/.github/hooks/x.json"
+try plant_gemini sh -c "mkdir -p $WS/.gemini && echo '{}' > $WS/.gemini/settings.json"
+try plant_codex sh -c "mkdir -p $WS/.codex && echo x > $WS/.codex/config.toml"
+try plant_qwen sh -c "mkdir -p $WS/.qwen && echo '{}' > $WS/.qwen/settings.json"
+try plant_opencode_plugin sh -c "mkdir -p $WS/.opencode/plugin && echo x > $WS/.opencode/plugin/x.js"
+try plant_opencode_json sh -c "echo '{}' > $WS/opencode.json"
+try plant_opencode_jsonc sh -c "echo '{}' > $WS/opencode.jsonc"
+try plant_pi sh -c "mkdir -p $WS/.pi/extensions && echo x > $WS/.pi/extensions/x.ts"
 try proxy_unlisted curl -fsS --max-time 5 http://example.com/
 try proxy_localhost curl -fsS --max-time 5 http://localhost:$UP/
 try direct_tcp curl -fsS --max-time 5 --noproxy '*' http://127.0.0.1:$UP/
@@ -271,7 +283,14 @@ func TestRunConfinesShellAndPython(t *testing.T) {
 	}
 	for _, p := range []string{filepath.Join(c.outside, "outside.txt"), filepath.Join(c.outside, "py-outside.txt"),
 		filepath.Join(c.dir, ".claude", "settings.local.json"), filepath.Join(c.dir, ".git", "hooks", "pre-commit"),
-		filepath.Join(c.dir, ".leasedeck", "agents", "evil.json"), filepath.Join(c.dir, "src", "key"), filepath.Join(c.dir, "claude.old")} {
+		filepath.Join(c.dir, ".leasedeck", "agents", "evil.json"), filepath.Join(c.dir, "src", "key"), filepath.Join(c.dir, "claude.old"),
+		// The files a later, unconfined program runs from (MCP servers,
+		// editor tasks, CI, every other client's hooks and plugins): the
+		// run's placeholders for them are gone, nothing planted remains.
+		filepath.Join(c.dir, ".mcp.json"), filepath.Join(c.dir, ".vscode"), filepath.Join(c.dir, ".github"),
+		filepath.Join(c.dir, ".gemini"), filepath.Join(c.dir, ".codex"), filepath.Join(c.dir, ".qwen"),
+		filepath.Join(c.dir, ".opencode"), filepath.Join(c.dir, "opencode.json"), filepath.Join(c.dir, "opencode.jsonc"),
+		filepath.Join(c.dir, ".pi")} {
 		if _, err := os.Lstat(p); err == nil {
 			t.Errorf("%s exists after run", p)
 		}
