@@ -247,25 +247,30 @@ func (r CallRules) apply(res GateResult, f callFacts) GateResult {
 // argument, or searched by a pattern) inside a protected directory, or "".
 func (r CallRules) protectedDir(use resources.Use) string {
 	for _, dir := range r.ProtectedDirs {
-		for _, list := range [][]resources.PathRef{use.Reads, use.Writes, use.Mentions} {
-			for _, p := range list {
-				if p.Under(dir) {
-					return fmt.Sprintf("%s is refused: it is inside %s, leasedeck's own state (keys, tokens, the journal's anchors), which no agent may touch", displayPath(p), dir)
+		for _, list := range [...][]resources.PathRef{use.Reads, use.Writes, use.Mentions} {
+			for i := range list {
+				if p := &list[i]; p.Under(dir) {
+					return fmt.Sprintf("%s is refused: it is inside %s, leasedeck's own state (keys, tokens, the journal's anchors), which no agent may touch", displayPath(*p), dir)
 				}
 			}
 		}
 		for _, t := range use.TreeReads {
-			if root := t.Root.Abs; root == "/" || strings.HasPrefix(dir, root+"/") {
+			if root := t.Root.Abs; root == "/" || slashBelow(dir, root) {
 				return fmt.Sprintf("%s reads everything below %s, which holds %s, leasedeck's own state (keys, tokens, the journal's anchors), which no agent may touch", t.Program, displayPath(t.Root), dir)
 			}
 		}
 		for _, g := range use.Globs {
-			if g.Abs == dir || strings.HasPrefix(g.Abs, dir+"/") || strings.HasPrefix(dir, strings.TrimRight(globDir(g.Abs), "/")+"/") {
+			if g.Abs == dir || slashBelow(g.Abs, dir) || slashBelow(dir, strings.TrimRight(globDir(g.Abs), "/")) {
 				return fmt.Sprintf("the pattern %s is refused: it can reach %s, leasedeck's own state, which no agent may touch", g.Pattern, dir)
 			}
 		}
 	}
 	return ""
+}
+
+// slashBelow is strings.HasPrefix(p, dir+"/"), without building dir+"/".
+func slashBelow(p, dir string) bool {
+	return len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
 }
 
 // globDir is the directory part of a pattern before its first wildcard.

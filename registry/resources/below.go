@@ -11,7 +11,7 @@ import (
 const maxBelowAlternatives = 64
 
 // matchesBelow reports whether pattern (slash-separated, cleaned as
-// belowTarget leaves it) can match some path strictly below the literal
+// belowPattern leaves it) can match some path strictly below the literal
 // directory dir: "**/.env", "*/.env" and "src/**/key" all can below
 // "src", "lib/**" cannot. It walks dir's segments through the pattern's
 // (a ** segment stays or is skipped), so it decides at any depth, where

@@ -114,7 +114,11 @@ func MatchDenyPath(pattern string, ref PathRef) bool {
 }
 
 // matchAll is MatchDenyPath for this pattern.
-func (d *denyPattern) matchAll(ref *PathRef) bool {
+func (d *denyPattern) matchAll(ref *PathRef) bool { return d.matchFolding(ref, nil) }
+
+// matchFolding is matchAll with the folded forms of ref kept in f (nil:
+// made here), so that the patterns of one list fold the path once.
+func (d *denyPattern) matchFolding(ref *PathRef, f *refFold) bool {
 	if d.match(ref) {
 		return true
 	}
@@ -127,34 +131,44 @@ func (d *denyPattern) matchAll(ref *PathRef) bool {
 	}
 	// Where the file system ignores case, .ENV is .env: match again with
 	// both sides folded (a wider match only ever refuses more).
-	if !ref.mayFold() || !d.foldMatters(ref) {
+	if !ref.mayFold() || !d.foldMatters(ref, f) {
 		return false
 	}
-	low := compileDeny(strings.ToLower(d.raw))
+	if f == nil {
+		f = new(refFold)
+	}
+	low := d.lower()
 	// Matching fewer forms matches less: if the path does not match with
 	// all its forms folded, no answer of the file systems can make it
 	// match, and they need not be asked.
-	wide := foldedRef(*ref, true, true)
-	if !low.matchAll(&wide) {
+	if !low.matchAll(f.wideRef(ref)) {
 		return false
 	}
 	ws, home := ref.folding()
 	if !ws && !home {
 		return false
 	}
-	folded := foldedRef(*ref, ws, home)
-	return low.matchAll(&folded)
+	return low.matchAll(f.foldedRef(ref, ws, home))
 }
 
 // foldMatters reports whether lower-casing could change the match: the
 // pattern, or a form of ref matched against a pattern of its kind, has a
 // letter ToLower changes. Otherwise the folded match is the one that
-// failed already.
-func (d *denyPattern) foldMatters(ref *PathRef) bool {
+// failed already. f (nil: none) keeps the answer for ref's forms.
+func (d *denyPattern) foldMatters(ref *PathRef, f *refFold) bool {
 	if d.upper {
 		return true
 	}
-	switch d.kind {
+	if f == nil {
+		return formsChange(ref, d.kind)
+	}
+	return f.formsChange(ref, d.kind)
+}
+
+// formsChange reports whether ToLower changes a form of ref that a
+// pattern of kind is matched against.
+func formsChange(ref *PathRef, kind byte) bool {
+	switch kind {
 	case '~':
 		return lowerChanges(ref.Home) || lowerChanges(ref.lexHome)
 	case '/':
@@ -194,6 +208,24 @@ type denyPattern struct {
 	shape byte
 	dir   string
 	upper bool // strings.ToLower changes raw
+	// low is the pattern lower-cased, compiled, when upper (nil: it is
+	// this one, or a pattern lowered already).
+	low *denyPattern
+	// belowValid: the pattern as a write below a directory is matched
+	// against it (belowPattern) is one doublestar accepts.
+	belowValid bool
+}
+
+// lower is compileDeny(strings.ToLower(d.raw)), compiled once.
+func (d *denyPattern) lower() *denyPattern {
+	switch {
+	case d.low != nil:
+		return d.low
+	case !d.upper:
+		return d // ToLower changes nothing
+	}
+	low := compileDeny(strings.ToLower(d.raw))
+	return &low
 }
 
 func compileDeny(pattern string) denyPattern {
@@ -223,7 +255,18 @@ var denyCache struct {
 }
 
 func compileDenyUncached(pattern string) denyPattern {
+	d := compileDenyOne(pattern)
+	if d.upper {
+		low := compileDenyOne(strings.ToLower(pattern))
+		d.low = &low
+	}
+	return d
+}
+
+// compileDenyOne is compileDenyUncached without the lower-cased form.
+func compileDenyOne(pattern string) denyPattern {
 	d := denyPattern{raw: pattern, kind: 'r', upper: lowerChanges(pattern)}
+	d.belowValid = doublestar.ValidatePattern(belowPattern(pattern))
 	sub := pattern
 	switch {
 	case pattern == "~" || strings.HasPrefix(pattern, "~/"):
@@ -238,9 +281,9 @@ func compileDenyUncached(pattern string) denyPattern {
 	d.clean, d.valid = cleanGlob(sub)
 	d.shape = 'g'
 	switch {
-	case !strings.ContainsAny(d.clean, globMeta):
+	case !hasGlobMeta(d.clean):
 		d.shape = 'l'
-	case strings.HasSuffix(d.clean, "/**") && !strings.ContainsAny(d.clean[:len(d.clean)-3], globMeta):
+	case strings.HasSuffix(d.clean, "/**") && !hasGlobMeta(d.clean[:len(d.clean)-3]):
 		d.shape, d.dir = 'd', d.clean[:len(d.clean)-3]
 	}
 	return d
@@ -248,6 +291,26 @@ func compileDenyUncached(pattern string) denyPattern {
 
 // globMeta are the characters doublestar gives a meaning.
 const globMeta = `*?[]{}\`
+
+// isGlobMeta holds the bytes of globMeta, so that hasGlobMeta is one table
+// look-up a byte (strings.ContainsAny builds its set on every call).
+var isGlobMeta = func() (t [256]bool) {
+	for i := 0; i < len(globMeta); i++ {
+		t[globMeta[i]] = true
+	}
+	return t
+}()
+
+// hasGlobMeta is strings.ContainsAny(s, globMeta): globMeta is ASCII, so a
+// byte of s is one of its characters exactly when it is one of its bytes.
+func hasGlobMeta(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isGlobMeta[s[i]] {
+			return true
+		}
+	}
+	return false
+}
 
 // matches is matchCleaned for this pattern, by its shape.
 func (d *denyPattern) matches(rel string) bool {
@@ -295,31 +358,6 @@ func (d *denyPattern) match(ref *PathRef) bool {
 	default:
 		return d.matches(ref.Rel) || ref.lexRel != ref.Rel && d.matches(ref.lexRel)
 	}
-}
-
-// DenyPaths is a deny.paths list made ready to match the many paths of
-// one call: each pattern is cleaned once, not once per path.
-type DenyPaths struct{ patterns []denyPattern }
-
-// CompileDenyPaths prepares patterns for DenyPaths.Match.
-func CompileDenyPaths(patterns []string) DenyPaths {
-	d := DenyPaths{patterns: make([]denyPattern, len(patterns))}
-	for i, p := range patterns {
-		d.patterns[i] = compileDeny(p)
-	}
-	return d
-}
-
-// Match returns the first pattern that refuses ref, as MatchDenyPath
-// decides it.
-func (d DenyPaths) Match(ref PathRef) (string, bool) {
-	for i := range d.patterns {
-		p := &d.patterns[i]
-		if p.matchAll(&ref) {
-			return p.raw, true
-		}
-	}
-	return "", false
 }
 
 // matchCleaned is MatchGlob for a pattern cleanGlob has accepted.

@@ -240,7 +240,7 @@ func literalPrefixesDiffer(a, b string) bool {
 	for a != "" && b != "" {
 		sa, ra, _ := strings.Cut(a, "/")
 		sb, rb, _ := strings.Cut(b, "/")
-		if sa == "" || sb == "" || strings.ContainsAny(sa, globMeta) || strings.ContainsAny(sb, globMeta) {
+		if sa == "" || sb == "" || hasGlobMeta(sa) || hasGlobMeta(sb) {
 			return false
 		}
 		if sa != sb {
@@ -432,45 +432,55 @@ func expandBraces(p string, max int) []string {
 // an absolute one — or to a directory above it touches every such
 // pattern ("rm -rf ~" touches ~/.ssh/**, "rm -rf ." .git/hooks/**).
 func WriteTouches(pattern string, ref PathRef) bool {
-	if MatchDenyPath(pattern, ref) || holdsPatternRoot(pattern, ref) {
+	d := compileDeny(pattern)
+	return d.writeTouches(&ref, nil)
+}
+
+// writeTouches is WriteTouches for this pattern, with the folded forms of
+// ref kept in f (nil: made here), as in matchFolding.
+func (d *denyPattern) writeTouches(ref *PathRef, f *refFold) bool {
+	if d.matchFolding(ref, f) || holdsPatternRoot(d.raw, *ref) {
 		return true
 	}
-	for i, form := range []PathRef{ref, {Rel: ref.lexRel, Home: ref.lexHome, Abs: ref.lexAbs}} {
+	for i, form := range [...]PathRef{*ref, {Rel: ref.lexRel, Home: ref.lexHome, Abs: ref.lexAbs}} {
 		if form.Abs == "" || i == 1 && form.Rel == ref.Rel && form.Home == ref.Home && form.Abs == ref.Abs {
 			continue // no form, or the lexical form is the resolved one
 		}
-		d, dir := belowTarget(pattern, form)
+		below, dir := belowPattern(d.raw), belowDir(d.raw, form)
 		if dir == "" {
 			continue
 		}
 		// Most protected patterns begin with a name no written path
 		// begins with (.git/hooks/** against src/a.go): decided without
 		// quoting the path into a pattern.
-		if !strings.ContainsAny(dir, globMeta) && doublestar.ValidatePattern(d) && literalPrefixesDiffer(d, dir) {
+		if !hasGlobMeta(dir) && d.belowValid && literalPrefixesDiffer(below, dir) {
 			continue
 		}
-		if globsIntersect(d, escapeGlob(dir)+"/**") {
+		if globsIntersect(below, escapeGlob(dir)+"/**") {
 			return true
 		}
 		// An existing directory holds files at every depth: removed or
 		// moved, each of them is written ("rm -rf src" against **/.env).
-		if ref.dir && matchesBelow(d, dir) {
+		if ref.dir && matchesBelow(below, dir) {
 			return true
 		}
 	}
 	// Where the file system ignores case, SRC is src: try again with
 	// both sides folded (a wider match only ever refuses more), asking
 	// the file systems only when folding everything would touch (as in
-	// denyPattern.matchAll).
-	if d := compileDeny(pattern); !ref.mayFold() || !d.foldMatters(&ref) {
+	// denyPattern.matchFolding).
+	if !ref.mayFold() || !d.foldMatters(ref, f) {
 		return false
 	}
-	low := strings.ToLower(pattern)
-	if !WriteTouches(low, foldedRef(ref, true, true)) {
+	if f == nil {
+		f = new(refFold)
+	}
+	low := d.lower()
+	if !low.writeTouches(f.wideRef(ref), nil) {
 		return false
 	}
 	ws, home := ref.folding()
-	return (ws || home) && WriteTouches(low, foldedRef(ref, ws, home))
+	return (ws || home) && low.writeTouches(f.foldedRef(ref, ws, home), nil)
 }
 
 // holdsPatternRoot reports whether ref is, or is above, the directory
@@ -485,33 +495,40 @@ func holdsPatternRoot(pattern string, ref PathRef) bool {
 	return ref.holdsWS || ref.Rel == "." || ref.lexRel == "."
 }
 
-// belowTarget is matchDenyPattern's choice for a write to the directory
-// form: the pattern as matched (home-relative without "~/", absolute, or
-// workspace-relative) and the form of the directory it is matched
-// against, "" when the directory has no such form (outside the home
-// directory, or the workspace itself).
-func belowTarget(pattern string, form PathRef) (d, dir string) {
+// belowPattern and belowDir are matchDenyPattern's choice for a write
+// to the directory form: the pattern as matched (home-relative without
+// "~/", absolute, or workspace-relative; it depends on the pattern alone,
+// so that its validity is compiled with it) and the form of the directory
+// it is matched against, "" when the directory has no such form (outside
+// the home directory, or the workspace itself).
+func belowPattern(pattern string) string {
+	if pattern == "~" || strings.HasPrefix(pattern, "~/") {
+		if d := strings.TrimPrefix(strings.TrimPrefix(pattern, "~"), "/"); d != "" {
+			return d
+		}
+		return "**"
+	}
+	return pattern
+}
+
+func belowDir(pattern string, form PathRef) string {
 	switch {
 	case pattern == "~" || strings.HasPrefix(pattern, "~/"):
-		d = strings.TrimPrefix(strings.TrimPrefix(pattern, "~"), "/")
-		if d == "" {
-			d = "**"
-		}
 		if form.Home == "" {
-			return d, ""
+			return ""
 		}
-		return d, strings.TrimPrefix(strings.TrimPrefix(form.Home, "~"), "/")
+		return strings.TrimPrefix(strings.TrimPrefix(form.Home, "~"), "/")
 	case strings.HasPrefix(pattern, "/"):
-		return pattern, form.Abs
+		return form.Abs
 	case form.Rel == ".":
-		return pattern, ""
+		return ""
 	}
-	return pattern, form.Rel
+	return form.Rel
 }
 
 // escapeGlob quotes the pattern characters of a literal path.
 func escapeGlob(p string) string {
-	if !strings.ContainsAny(p, globMeta) {
+	if !hasGlobMeta(p) {
 		return p
 	}
 	var b strings.Builder

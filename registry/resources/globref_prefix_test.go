@@ -83,7 +83,7 @@ func writeTouchesReference(pattern string, ref PathRef) bool {
 		return true
 	}
 	for _, form := range []PathRef{ref, {Rel: ref.lexRel, Home: ref.lexHome, Abs: ref.lexAbs}} {
-		if d, dir := belowTarget(pattern, form); ref.dir && form.Abs != "" && dir != "" && matchesBelow(d, dir) {
+		if d, dir := belowPattern(pattern), belowDir(pattern, form); ref.dir && form.Abs != "" && dir != "" && matchesBelow(d, dir) {
 			return true
 		}
 	}

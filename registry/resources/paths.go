@@ -270,5 +270,11 @@ func pathUnder(p, dir string) bool {
 	if p == "" || dir == "" {
 		return false
 	}
-	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+	return p == dir || dir == "/" || slashBelow(p, dir)
+}
+
+// slashBelow is strings.HasPrefix(p, dir+"/") without building dir+"/",
+// which for a dir past 32 bytes is an allocation on every check.
+func slashBelow(p, dir string) bool {
+	return len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
 }

@@ -233,9 +233,8 @@ func (w *treeWalk) denyBelow(ref PathRef) bool {
 		}
 		if ref.mayFold() {
 			// Folded as widely as can be: a wider prune only walks more.
-			low := compileDeny(strings.ToLower(p.raw))
 			folded := foldedRef(ref, true, true)
-			if denyBelowOne(&low, &folded) {
+			if denyBelowOne(p.lower(), &folded) {
 				return true
 			}
 		}
