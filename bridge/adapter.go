@@ -368,11 +368,28 @@ func Clients() []string {
 
 // Render renders v for ev with the adapter that parsed ev (which may differ
 // from a: VS Code runs Claude Code's hook files with its own payloads).
+//
+// A gate whose event the adapter has no form for (a tool call whose event
+// leasedeck could not tell) is refused with the blocking exit: 2, the
+// reason on stderr. Every client blocks the call on it (Copilot CLI and the
+// plugins block on any non-zero exit), where an unknown event's usual
+// answer, a non-blocking error, lets Claude Code, Codex, Gemini CLI and Qwen
+// Code run the call.
 func Render(a Adapter, ev *Event, v Verdict) Output {
 	if ev != nil && ev.Client != "" && ev.Client != a.Name() {
 		if b, err := AdapterFor(ev.Client); err == nil {
 			a = b
 		}
 	}
+	if ev != nil && ev.Gate && v.Kind != Allow && v.Kind != Ask {
+		if _, known := specOf(a.Events(), ev.Native); !known {
+			return blockingRefusal(v)
+		}
+	}
 	return a.Render(ev, v)
+}
+
+// blockingRefusal is exit 2 with the reason on stderr.
+func blockingRefusal(v Verdict) Output {
+	return Output{Stderr: textOut(systemMessage(reasonOf(v, nonEmpty(warningsOf(v), "refused by leasedeck")))), ExitCode: 2}
 }

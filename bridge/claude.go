@@ -1,8 +1,8 @@
 package bridge
 
 import (
+	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -86,14 +86,26 @@ func specOf(specs []EventSpec, native string) (EventSpec, bool) {
 // and looks it up in specs. known is false for an event the client sends
 // that maps to no op (observed: answered with no opinion) and for one
 // nobody knows, which is ErrUnknownEvent; ev then names the event only.
+//
+// A payload that names a tool call but no event leasedeck knows (no name, a
+// name of the wrong type, a newer client's event) is a gate that fails
+// closed: ev is then a gate event with that name (which Render answers with
+// the blocking exit every client honours), never a non-blocking error that
+// would let the call run.
 func eventHead(p *payload, client string, specs []EventSpec, observed map[string]bool, nameKeys ...string) (ev *Event, spec EventSpec, known bool, err error) {
 	name, err := p.need(nameKeys...)
 	if err != nil {
+		if namesToolCall(p.m) {
+			return unknownToolEvent(client, ""), EventSpec{}, false, err
+		}
 		return nil, EventSpec{}, false, err
 	}
 	ev = &Event{Client: client, Native: name}
 	spec, known = specOf(specs, name)
 	if !known && !observed[name] {
+		if namesToolCall(p.m) {
+			ev = unknownToolEvent(client, name)
+		}
 		return ev, spec, false, fmt.Errorf("%w: %s sent %q", ErrUnknownEvent, client, name)
 	}
 	if known {
@@ -115,26 +127,86 @@ func (claudeAdapter) Timeout(native string) Timeout {
 	return Timeout{Default: 600 * time.Second}
 }
 
-var eventNameRe = lazyRegexp(`"(?:hook_event_name|hookEventName)"\s*:\s*"([A-Za-z]+)"`)
-
 // sniffEvent recovers the event name from a payload too broken to parse, so
-// that a broken PreToolUse still fails closed.
+// that a broken PreToolUse still fails closed. A broken payload may name
+// several events (the real one, and one inside a tool's input): if any of
+// them is a gate, or if none is known and the payload names a tool call,
+// it is read as a gate, so that it fails closed.
 func sniffEvent(client string, specs []EventSpec, stdin []byte) *Event {
-	return sniffEventWith(eventNameRe(), client, specs, stdin)
-}
-
-// sniffEventWith is sniffEvent with the pattern whose first group is the
-// event's name (plugin payloads name theirs with dots).
-func sniffEventWith(re *regexp.Regexp, client string, specs []EventSpec, stdin []byte) *Event {
-	m := re.FindSubmatch(stdin)
-	if m == nil {
-		return nil
+	var ev *Event
+	for _, name := range sniffNames(stdin, eventNameKeys) {
+		s, ok := specOf(specs, name)
+		if ok && s.Gate {
+			return &Event{Client: client, Native: name, Op: s.Op, Gate: true}
+		}
+		if ev == nil || (ok && ev.Op == OpNone) {
+			ev = &Event{Client: client, Native: name, Op: s.Op}
+		}
 	}
-	ev := &Event{Client: client, Native: string(m[1])}
-	if s, ok := specOf(specs, ev.Native); ok {
-		ev.Op, ev.Gate = s.Op, s.Gate
+	if (ev == nil || ev.Op == OpNone) && len(sniffNames(stdin, toolMemberKeys)) > 0 {
+		return unknownToolEvent(client, "")
 	}
 	return ev
+}
+
+// The members that name a payload's event, and those that name a tool
+// call, each with its quotes (inside a JSON string they would be escaped).
+var (
+	eventNameKeys  = []string{`"hook_event_name"`, `"hookEventName"`}
+	toolMemberKeys = []string{`"tool_name"`, `"toolName"`, `"tool_input"`, `"toolArgs"`, `"toolInput"`}
+)
+
+// sniffNames finds every `KEY: "value"` of keys in raw bytes and returns
+// the values made of letters, digits, '_' and '.' (a key followed by
+// another value counts, with an empty name). It is a scan with
+// bytes.Index, linear in the input however many keys it holds: it reads
+// payloads of up to 64 MiB.
+func sniffNames(stdin []byte, keys []string) []string {
+	var names []string
+	for _, key := range keys {
+		for off := 0; ; {
+			i := bytes.Index(stdin[off:], []byte(key))
+			if i < 0 {
+				break
+			}
+			off += i + len(key)
+			rest := bytes.TrimLeft(stdin[off:], " \t\r\n")
+			if len(rest) == 0 || rest[0] != ':' {
+				continue
+			}
+			rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+			if len(rest) == 0 || rest[0] != '"' {
+				names = append(names, "")
+				continue
+			}
+			n := 1
+			for n < len(rest) && n <= 64 && (isNameByte(rest[n]) || rest[n] == '.') {
+				n++
+			}
+			if n < len(rest) && rest[n] == '"' {
+				names = append(names, string(rest[1:n]))
+			} else {
+				names = append(names, "")
+			}
+		}
+	}
+	return names
+}
+
+// namesToolCall reports whether a payload names a tool call.
+func namesToolCall(m map[string]any) bool {
+	for _, k := range []string{"tool_name", "toolName", "tool_input", "toolArgs", "toolInput"} {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownToolEvent is a tool call whose event leasedeck cannot tell: it is
+// answered as a gate that refuses.
+func unknownToolEvent(client, native string) *Event {
+	return &Event{Client: client, Native: native, Op: OpPreTool, Gate: true}
 }
 
 func (a claudeAdapter) Parse(stdin []byte) (*Event, error) {

@@ -45,6 +45,9 @@ func fuzzAdapter(f *testing.F, client string) {
 				t.Fatalf("gate refusal rendered as exit 1")
 			}
 		}
+		if err != nil && len(sniffNames(data, toolMemberKeys)) > 0 && (ev == nil || ev.Op == OpNone) {
+			t.Fatalf("a broken payload that names a tool call is read as no event (%+v)", ev)
+		}
 		if err != nil {
 			out := Render(a, ev, FailVerdict("enforce", ev, err.Error()))
 			if ev != nil && ev.Gate && out.ExitCode == 1 {

@@ -52,7 +52,7 @@ type pluginTranslate func(native string, in map[string]any, cwd string) (*ToolCa
 func parsePlugin(client string, specs []EventSpec, observed map[string]bool, translate pluginTranslate, stdin []byte) (*Event, error) {
 	p, err := decodePayload(client, stdin)
 	if err != nil {
-		return sniffEventWith(pluginEventRe(), client, specs, stdin), err
+		return sniffEvent(client, specs, stdin), err
 	}
 	ev, spec, known, err := eventHead(p, client, specs, observed, "hook_event_name")
 	if !known {
@@ -113,8 +113,6 @@ func parsePluginAgent(p *payload, ev *Event) error {
 	ev.Child = ev.Op == OpFinalize
 	return nil
 }
-
-var pluginEventRe = lazyRegexp(`"hook_event_name"\s*:\s*"([A-Za-z_.]+)"`)
 
 func parsePluginTool(p *payload, ev *Event, translate pluginTranslate) error {
 	native, err := p.need("tool_name")

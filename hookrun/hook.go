@@ -22,14 +22,16 @@ import (
 // be hashed.
 const MaxInput = 64 << 20
 
-// ReadAllLimited reads r whole, refusing more than limit bytes.
+// ReadAllLimited reads r whole, refusing more than limit bytes. With the
+// error for a larger input it returns the first limit bytes, which are
+// enough to tell which event a hook payload is.
 func ReadAllLimited(r io.Reader, limit int64) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("input is larger than %d MiB", limit>>20)
+		return b[:limit], fmt.Errorf("input is larger than %d MiB", limit>>20)
 	}
 	return b, nil
 }
@@ -73,10 +75,10 @@ func Run(inv Invocation, s Streams) (int, error) {
 		return out.ExitCode
 	}
 	data, rerr := ReadAllLimited(s.Stdin, MaxInput)
-	var ev *bridge.Event
-	if rerr == nil {
-		ev, err = a.Parse(data)
-	} else {
+	ev, err := a.Parse(data)
+	if rerr != nil {
+		// Too large to read whole: what its first bytes say it is only
+		// decides the form of the refusal (a gate's fails closed).
 		err = rerr
 	}
 	if err != nil {

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gateFixture is one client's recorded gate payload (a shell call) and the
+// member that names its event.
+type gateFixture struct {
+	client, file, eventKey, gateEvent, otherEvent string
+}
+
+var gateFixtures = []gateFixture{
+	{"claude-code", "PreToolUse", "hook_event_name", "PreToolUse", "Stop"},
+	{"codex", "PreToolUse", "hook_event_name", "PreToolUse", "Stop"},
+	{"gemini", "BeforeTool", "hook_event_name", "BeforeTool", "AfterAgent"},
+	{"qwen-code", "PreToolUse", "hook_event_name", "PreToolUse", "Stop"},
+	{"copilot", "PreToolUse.Bash", "hook_event_name", "PreToolUse", "Stop"},
+	{"vscode", "PreToolUse", "hookEventName", "PreToolUse", "Stop"},
+	{"opencode", "tool.execute.before.bash", "hook_event_name", "tool.execute.before", "session.idle"},
+	{"pi", "tool_call.bash", "hook_event_name", "tool_call", "agent_end"},
+}
+
+// refusedByClient reports whether a hook's answer refuses the call in the
+// client's own terms: exit 2 with a reason (every one of these clients
+// blocks on it), or exit 0 with the client's deny.
+func refusedByClient(client string, r result) bool {
+	if r.code == 2 && strings.TrimSpace(r.stderr) != "" {
+		return true
+	}
+	if r.code != 0 {
+		return false
+	}
+	out := strings.ReplaceAll(r.stdout, " ", "")
+	switch client {
+	case "gemini", "opencode", "pi":
+		return strings.Contains(out, `"decision":"deny"`) || strings.Contains(out, `"decision":"block"`)
+	}
+	return strings.Contains(out, `"permissionDecision":"deny"`)
+}
+
+// A tool call's payload that leasedeck cannot read whole, or whose event
+// it does not know, is refused in the client's own form by both programs
+// that run hooks: never answered with an allow, nor with a non-blocking
+// error that the client reads as "run it" (Claude Code, Codex and Gemini
+// CLI run the tool on exit 1; Qwen Code on anything but a refusal).
+func TestHookPayloadsLeasedeckCannotReadAreRefused(t *testing.T) {
+	w := newWorkspace(t)
+	w.serve()
+	if err := os.WriteFile(filepath.Join(w.dir, ".env"), []byte("SECRET=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	padding := strings.Repeat("x", 64<<20+1)
+	for _, f := range gateFixtures {
+		base := func(edit func(m map[string]any)) string {
+			return w.payload(f.client, f.file, func(m map[string]any) {
+				m["tool_input"].(map[string]any)["command"] = "cat .env"
+				if edit != nil {
+					edit(m)
+				}
+			})
+		}
+		// The same payload with its event named twice, a harmless event
+		// first: not JSON this reader accepts, and the name it finds first
+		// is not the gate's.
+		dup := base(nil)
+		dup = strings.Replace(dup, `"`+f.eventKey+`":`, `"`+f.eventKey+`":"`+f.otherEvent+`","`+f.eventKey+`":`, 1)
+		attacks := []struct{ name, stdin string }{
+			{"larger than the hook reads", base(func(m map[string]any) {
+				m["tool_input"].(map[string]any)["description"] = padding
+			})},
+			{"an event it does not know", base(func(m map[string]any) { m[f.eventKey] = f.gateEvent + "V2" })},
+			{"no event name", base(func(m map[string]any) { delete(m, f.eventKey) })},
+			{"an event name that is a number", base(func(m map[string]any) { m[f.eventKey] = 7 })},
+			{"broken, a harmless event named first", dup},
+		}
+		for _, a := range attacks {
+			for _, exe := range hookPrograms() {
+				r := w.hookOn(exe, f.client, a.stdin)
+				if !refusedByClient(f.client, r) {
+					t.Errorf("%s %s: %s: not refused: exit %d\nstdout: %.300s\nstderr: %.300s", filepath.Base(exe), f.client, a.name, r.code, r.stdout, r.stderr)
+				}
+			}
+		}
+	}
+	if r := w.run("", "journal", "verify"); r.code != 0 {
+		t.Fatalf("journal verify: %+v", r)
+	}
+}
+
+// The payload helper must have produced what the attacks think it did.
+func TestGateFixturesNameTheirEvent(t *testing.T) {
+	for _, f := range gateFixtures {
+		b, err := os.ReadFile(filepath.Join(payloadDir, f.client, f.file+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m[f.eventKey] != f.gateEvent {
+			t.Errorf("%s/%s: %s is %v, not %s", f.client, f.file, f.eventKey, m[f.eventKey], f.gateEvent)
+		}
+		if _, ok := m["tool_input"].(map[string]any); !ok {
+			t.Errorf("%s/%s: no tool_input object", f.client, f.file)
+		}
+	}
+}
