@@ -187,6 +187,9 @@ func copilotFile(gate string) func(client, native string, in map[string]any) (*T
 		if err := requireString(client, native, in, key); err != nil {
 			return nil, err
 		}
+		if _, err := oneOf(client, native, in, "path", "file_path"); err != nil {
+			return nil, err
+		}
 		out := map[string]any{"file_path": in[key]}
 		for from, to := range map[string]string{"file_text": "content", "content": "content", "old_str": "old_string", "new_str": "new_string"} {
 			if v, ok := in[from]; ok {

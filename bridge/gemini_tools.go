@@ -25,13 +25,19 @@ func (t geminiInput) first(keys ...string) string {
 	return ""
 }
 
-// need is first for a required value; the error names keys[0].
+// need is one for a required value; the error names keys[0].
 func (t geminiInput) need(keys ...string) (string, error) {
-	s := t.first(keys...)
-	if s == "" {
-		return "", toolError(t.who(), t.native, keys[0], "missing (required)")
+	s, err := t.one(keys...)
+	if err == nil && s == "" {
+		err = toolError(t.who(), t.native, keys[0], "missing (required)")
 	}
-	return s, nil
+	return s, err
+}
+
+// one reads a path or directory that versions of the tool named
+// differently (oneOf): several members naming different ones are refused.
+func (t geminiInput) one(keys ...string) (string, error) {
+	return oneOf(t.who(), t.native, t.in, keys...)
 }
 
 func (t geminiInput) call(tool string, out map[string]any) *ToolCall {
@@ -62,7 +68,11 @@ func geminiShell(t geminiInput) (*ToolCall, error) {
 		return nil, err
 	}
 	out := map[string]any{"command": cmd}
-	if d := t.first("dir_path", "directory"); d != "" {
+	d, err := t.one("dir_path", "directory")
+	if err != nil {
+		return nil, err
+	}
+	if d != "" {
 		// The command runs there, not in the project root.
 		out["cwd"] = d
 	}
@@ -120,7 +130,11 @@ func geminiGlob(t geminiInput) (*ToolCall, error) {
 		return nil, err
 	}
 	out := map[string]any{"pattern": pat}
-	if d := t.first("dir_path", "path"); d != "" {
+	d, err := t.one("dir_path", "path")
+	if err != nil {
+		return nil, err
+	}
+	if d != "" {
 		out["path"] = d
 	}
 	return t.call(ToolGlob, out), nil
@@ -132,7 +146,11 @@ func geminiGrep(t geminiInput) (*ToolCall, error) {
 		return nil, err
 	}
 	out := map[string]any{"pattern": pat}
-	if d := t.first("dir_path", "path"); d != "" {
+	d, err := t.one("dir_path", "path")
+	if err != nil {
+		return nil, err
+	}
+	if d != "" {
 		out["path"] = d
 	}
 	if g := t.first("include"); g != "" {

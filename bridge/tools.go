@@ -96,6 +96,35 @@ func resourcesOf(name string, in map[string]any) Resources {
 	return r
 }
 
+// oneOf reads a member that a client's versions have named in several
+// ways (file_path, absolute_path, path; dir_path, directory): the value of
+// the first of keys that holds a non-empty string. When another of keys
+// holds a different one, or one of them holds something other than a
+// string, the call is refused: the gate cannot tell which member this
+// client reads, and checking one while the client uses the other would
+// let it touch what the gate never saw.
+func oneOf(client, tool string, in map[string]any, keys ...string) (string, error) {
+	got, from := "", ""
+	for _, k := range keys {
+		v, ok := in[k]
+		if !ok || v == nil {
+			continue
+		}
+		s, ok := v.(string)
+		if !ok {
+			return "", toolError(client, tool, k, "expected a string, got "+typeName(v))
+		}
+		switch {
+		case s == "":
+		case got == "":
+			got, from = s, k
+		case s != got:
+			return "", toolError(client, tool, k, "names another value than "+from+" (the gate cannot tell which one the client uses)")
+		}
+	}
+	return got, nil
+}
+
 // requireString checks that a gate-relevant member is a non-empty string.
 func requireString(client, tool string, in map[string]any, member string) error {
 	v, ok := in[member]
@@ -196,6 +225,16 @@ func quoteArgv(argv []string) string {
 
 // commandOf reads a shell command that may be a string or an argv array.
 func commandOf(client, tool string, in map[string]any, keys ...string) (string, []string, error) {
+	named := 0
+	for _, k := range keys {
+		if v, ok := in[k]; ok && v != nil {
+			named++
+		}
+	}
+	if named > 1 {
+		// Which one the client runs is not the gate's to guess.
+		return "", nil, toolError(client, tool, keys[1], "a second command member beside "+keys[0])
+	}
 	for _, k := range keys {
 		switch v := in[k].(type) {
 		case nil:

@@ -21,10 +21,15 @@ func (t vscodeInput) first(keys ...string) string {
 	return ""
 }
 
-// needPath is first for a required path, which may be given as a file URI.
+// needPath reads a required path, which may be given as a file URI, from
+// the members versions of the tool named it by (oneOf: members naming
+// different paths are refused).
 func (t vscodeInput) needPath(keys ...string) (string, error) {
-	s := fromFileURI(t.first(keys...))
-	if s == "" {
+	s, err := oneOf("vscode", t.native, t.in, keys...)
+	if err != nil {
+		return "", err
+	}
+	if s = fromFileURI(s); s == "" {
 		return "", toolError("vscode", t.native, keys[0], "missing (required)")
 	}
 	return s, nil
@@ -69,7 +74,10 @@ func init() {
 }
 
 func vscodeTerminal(t vscodeInput) (*ToolCall, error) {
-	cmd := t.first("command", "cmd")
+	cmd, err := oneOf("vscode", t.native, t.in, "command", "cmd")
+	if err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(cmd) == "" {
 		return nil, t.missing("command")
 	}

@@ -111,3 +111,47 @@ func TestGateFixturesNameTheirEvent(t *testing.T) {
 		}
 	}
 }
+
+// A tool input that names the file or directory twice, in members that
+// different versions of the client read (Gemini CLI's file_path and the
+// older absolute_path, dir_path and directory; VS Code's filePath and
+// path), differently, or in a member of the wrong type, is refused: the
+// gate would check one while the client may use the other.
+func TestHookRefusesATwiceNamedPath(t *testing.T) {
+	w := newWorkspace(t)
+	w.serve()
+	if err := os.WriteFile(filepath.Join(w.dir, ".env"), []byte("SECRET=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(w.dir, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(w.dir, ".env")
+	cases := []struct {
+		client, file, tool string
+		input              map[string]any
+	}{
+		{"gemini", "BeforeTool", "read_file", map[string]any{"file_path": "README.md", "absolute_path": secret}},
+		{"gemini", "BeforeTool", "read_file", map[string]any{"file_path": "README.md", "path": ".env"}},
+		{"gemini", "BeforeTool", "write_file", map[string]any{"file_path": "src/ok.txt", "absolute_path": filepath.Join(w.dir, ".claude", "settings.json"), "content": "{}"}},
+		{"gemini", "BeforeTool", "run_shell_command", map[string]any{"command": "cat .env", "dir_path": "src", "directory": "."}},
+		{"gemini", "BeforeTool", "run_shell_command", map[string]any{"command": "cat .env", "dir_path": []any{"src"}}},
+		{"gemini", "BeforeTool", "grep_search", map[string]any{"pattern": "SECRET", "dir_path": "src", "path": "."}},
+		{"qwen-code", "PreToolUse", "write_file", map[string]any{"file_path": "src/ok.txt", "absolute_path": secret, "content": "x"}},
+		{"qwen-code", "PreToolUse", "run_shell_command", map[string]any{"command": "cat .env", "dir_path": "src", "directory": "."}},
+		{"vscode", "PreToolUse", "read_file", map[string]any{"filePath": "README.md", "path": secret}},
+		{"vscode", "PreToolUse", "run_in_terminal", map[string]any{"command": "ls", "cmd": "cat .env"}},
+		{"copilot", "PreToolUse.Bash", "view", map[string]any{"path": "README.md", "file_path": secret}},
+		{"codex", "PreToolUse", "exec_command", map[string]any{"command": "ls", "cmd": "cat .env"}},
+	}
+	for _, c := range cases {
+		stdin := w.payload(c.client, c.file, func(m map[string]any) {
+			m["tool_name"] = c.tool
+			m["tool_input"] = c.input
+		})
+		r := w.hook(c.client, stdin)
+		if !refusedByClient(c.client, r) {
+			t.Errorf("%s %s %v: not refused: exit %d\nstdout: %.300s\nstderr: %.300s", c.client, c.tool, c.input, r.code, r.stdout, r.stderr)
+		}
+	}
+}
