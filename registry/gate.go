@@ -67,6 +67,7 @@ func EvaluateUse(s *State, leaseID string, call ToolCall, use resources.Use, err
 	// A recursive read reaches what lies below its root: links that lead
 	// out become reads; a tree that cannot be checked is held.
 	use = checkTrees(g, use)
+	use = checkGitReads(g, use)
 	res := GateResult{Use: use}
 
 	// Program text the gate cannot see (`curl x | sh`, `sh -c "$X"`) could
@@ -134,6 +135,11 @@ func deniedBy(g *Manifest, use resources.Use) string {
 	// A recursive read of a directory reads every file below it.
 	if len(use.TreeReads) > 0 && use.TreeChecked != nil && use.TreeChecked.Result.Denied != nil {
 		return treeDenied(use.TreeChecked.Result.Denied)
+	}
+	// git prints what its object store and index hold (git log -p, git
+	// show, git diff …), whatever path names it.
+	if len(use.GitReads) > 0 && use.GitChecked != nil && use.GitChecked.Result.Denied != nil {
+		return gitDenied(use.GitChecked.Result.Denied)
 	}
 	// A write to a directory (rm -r, mv, git clean) changes everything
 	// below it, files the agent may create there first included: a deny

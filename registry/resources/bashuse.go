@@ -97,6 +97,7 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 	use.Holds = sh.Holds
 	if len(sh.gitRuns) > 0 {
 		use.Holds = append(use.Holds, gitRunHolds(&resolver, rebase, &sh, writes.list)...)
+		use.GitReads = gitReadRefs(&resolver, rebase, sh.gitRuns)
 	}
 	return use, nil
 }

@@ -108,10 +108,21 @@ func gitReads(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 	a.gitOutput(prog, g, c, "output")
 	a.gitOptReads(prog, g, c, "pathspec-from-file", "O", "orderfile")
 	a.gitReadOps(prog, g.all(), c)
+	a.gitReachOf(prog, g)
 }
 
-// gitDiff: like gitReads; --no-index compares two files anywhere.
-func gitDiff(a *analyzer, prog string, args []*syntax.Word, c ctx) { gitReads(a, prog, args, c) }
+// gitDiff: like gitReads; --no-index compares two files (or two
+// directory trees) anywhere.
+func gitDiff(a *analyzer, prog string, args []*syntax.Word, c ctx) {
+	g, ok := a.parseGit(prog, args, gitLogValues)
+	if !ok || !g.has("no-index") {
+		gitReads(a, prog, args, c)
+		return
+	}
+	a.gitOutput(prog, g, c, "output")
+	a.gitReadOps(prog, g.all(), c)
+	a.treeArgs(prog, g.all(), c, TreeFilter{}, true)
+}
 
 // gitNoPaths: operands are names (refs, objects), not files.
 func gitNoPaths(a *analyzer, prog string, args []*syntax.Word, c ctx) {
@@ -126,6 +137,7 @@ func gitNoPaths(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 			a.gitReadOps(prog, []*syntax.Word{w}, c) // REV:path
 		}
 	}
+	a.gitReachOf(prog, g)
 }
 
 func gitTag(a *analyzer, prog string, args []*syntax.Word, c ctx) { gitNoPaths(a, prog, args, c) }
@@ -148,6 +160,12 @@ func gitGrep(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 		ops = []*syntax.Word{dotWord}
 	}
 	a.gitReadOps(prog, ops, c)
+	if g.has("no-index", "untracked") {
+		a.treeArgs(prog, []*syntax.Word{dotWord}, c, TreeFilter{}, false) // files git does not track
+	}
+	if !g.has("no-index") {
+		a.gitReachOf(prog, g)
+	}
 }
 
 // gitCatFile prints objects by name: REV:path names a file; a bare object
@@ -285,7 +303,9 @@ func gitStash(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 		verb = l.s
 	}
 	switch {
-	case verb == "list" || verb == "show" || verb == "create" || verb == "store" || verb == "drop" || verb == "clear":
+	case verb == "list" || verb == "show":
+		a.gitReachOf(prog, g)
+	case verb == "create" || verb == "store" || verb == "drop" || verb == "clear":
 	case (verb == "" || verb == "push") && len(g.after) > 0 && !g.has("u", "include-untracked", "a", "all"):
 		a.gitWriteOps(prog, g.after, c)
 	default:
@@ -426,6 +446,7 @@ func gitBundle(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 	verb, _ := staticWord(ops[0])
 	if verb.s == "create" {
 		a.writeArg(prog+" create", ops[1], c)
+		a.gitReachOf(prog, g)
 		return
 	}
 	a.readArg(prog, ops[1], c)
@@ -447,6 +468,7 @@ func gitArchive(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 		}
 	}
 	a.gitOptReads(prog, g, c, "add-file")
+	a.gitReachOf(prog, g)
 	ops := g.all()
 	if len(ops) <= 1 {
 		a.readArg(prog, dotWord, c)
@@ -463,6 +485,7 @@ func gitFormatPatch(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 	}
 	a.gitOutput(prog, g, c, "output")
 	a.gitOptReads(prog, g, c, "signature-file")
+	a.gitReachOf(prog, g)
 	switch {
 	case g.has("stdout"):
 	case g.has("o", "output-directory"):
@@ -496,6 +519,7 @@ func gitDifftool(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 		return
 	}
 	a.gitReadOps(prog, g.all(), c)
+	a.gitReachOf(prog, g)
 }
 
 // gitMaintenance: start, register and stop write the user's scheduler.

@@ -24,11 +24,12 @@ import (
 // gitRun is one git command of a line as the analysis saw it: the
 // directories it may start in and the repository options it was given.
 type gitRun struct {
-	dirs     []string // candidate working directories (analysis paths, "" the start)
-	gitDir   string   // --git-dir (or "." for --bare), relative to the working directory; "" when absent
-	workTree string   // --work-tree, relative to the working directory; "" when absent
-	unknown  string   // why the working directory cannot be told; "" when it can
-	creates  bool     // git init or git clone: the repository it names is made, not used
+	dirs     []string  // candidate working directories (analysis paths, "" the start)
+	gitDir   string    // --git-dir (or "." for --bare), relative to the working directory; "" when absent
+	workTree string    // --work-tree, relative to the working directory; "" when absent
+	unknown  string    // why the working directory cannot be told; "" when it can
+	creates  bool      // git init or git clone: the repository it names is made, not used
+	reach    *gitReach // what it prints from the object store and the index (gitreach.go); nil: nothing
 	// ownFrom and ownTo are the command's own entries in WriteOperands
 	// (git checkout -- . writes after git found its repository): not
 	// counted as writes that may make the repository it uses. Empty in a

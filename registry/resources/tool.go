@@ -35,6 +35,12 @@ type Use struct {
 	TreeReads []TreeRef `json:"tree_reads,omitempty"`
 	// TreeChecked is the walk of TreeReads for a deny list, once done.
 	TreeChecked *TreeCheck `json:"-"`
+	// GitReads are git commands that print contents from the object
+	// store or the index without naming the paths (git log -p, git show,
+	// git diff, git grep …): see CheckGitReads.
+	GitReads []GitReadRef `json:"git_reads,omitempty"`
+	// GitChecked is CheckGitReads' answer for a deny list, once done.
+	GitChecked *GitCheck `json:"-"`
 }
 
 // FieldError is a tool input the gate cannot use. Pointer is the JSON pointer

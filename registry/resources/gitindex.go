@@ -1,0 +1,54 @@
+package resources
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+)
+
+// maxGitIndex is the largest index file the gate reads: a larger one is
+// held for a human.
+const maxGitIndex = 64 << 20
+
+// gitIndexPaths are the paths the index of the git directory gitDir
+// holds (every stage), read with go-git's decoder: versions 2 to 4, the
+// checksum checked, and an extension git requires a reader to understand
+// (a split index's "link", a sparse index's "sdir") refused, since the
+// entries it stands for are elsewhere. A missing index is an empty one, as
+// for git. The index is the agent's to change (git add), so every byte of
+// it is suspect: a malformed one is an error, never an empty list.
+func gitIndexPaths(gitDir string) ([]string, error) {
+	data, err := readSmall(filepath.Join(gitDir, "index"), maxGitIndex)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("the index cannot be read: %v", err)
+	}
+	return parseGitIndex(data)
+}
+
+// parseGitIndex is gitIndexPaths for the index file's bytes.
+func parseGitIndex(data []byte) (paths []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			paths, err = nil, fmt.Errorf("the index is malformed (%v)", r)
+		}
+	}()
+	var idx index.Index
+	if err := index.NewDecoder(bytes.NewReader(data)).Decode(&idx); err != nil {
+		return nil, fmt.Errorf("the index is not one the gate can read: %v", err)
+	}
+	paths = make([]string, 0, len(idx.Entries))
+	for _, e := range idx.Entries {
+		if e.Mode == filemode.Dir {
+			return nil, errors.New("the index is sparse (a directory entry stands for files the gate does not list)")
+		}
+		paths = append(paths, e.Name)
+	}
+	return paths, nil
+}
