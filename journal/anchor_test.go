@@ -333,3 +333,23 @@ func TestVerifyWhileWriting(t *testing.T) {
 		t.Fatalf("after closing: %+v %s", r.Checkpoints, breaksString(r.Breaks))
 	}
 }
+
+// Lines a caller writes itself (nothing else being written) still make
+// the commit goroutine sign a checkpoint every CheckpointEvery lines, not
+// only at Close.
+func TestCheckpointsWhileWritingInline(t *testing.T) {
+	a := newAnchored(t)
+	w := a.open(t)
+	for i := 1; i <= 20; i++ {
+		appendT(t, w, Audit, gateAllowed(i))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := a.verify(t, testKey, a.pub(t))
+	// Every 4 lines (each written by the commit goroutine before the next
+	// line), and one at Close.
+	if !r.OK() || r.Checkpoints.Uncovered != 0 || r.Checkpoints.Verified < 5 || r.Checkpoints.Verified != r.Checkpoints.Count {
+		t.Fatalf("checkpoints %+v %s", r.Checkpoints, breaksString(r.Breaks))
+	}
+}

@@ -9,8 +9,8 @@ import (
 
 // AppendAll writes records as consecutive lines of one file, in order,
 // and returns once all are durable. Every record is checked before any is
-// written, so an invalid one refuses the whole set. The lines go to the
-// commit loop back to back, so they share fsyncs (a 10,000-line cascade
+// written, so an invalid one refuses the whole set. The lines are
+// submitted back to back, so they share fsyncs (a 10,000-line cascade
 // costs a couple of them, not 10,000); another writer's line may land
 // between two of them, never out of their order.
 func (w *Writer) AppendAll(k Kind, records []map[string]any) ([]Appended, error) {
@@ -32,16 +32,12 @@ func (w *Writer) AppendAll(k Kind, records []map[string]any) ([]Appended, error)
 		return nil, err
 	}
 	reqs := make([]*request, len(bodies))
-	w.openMu.RLock()
-	if w.closed {
-		w.openMu.RUnlock()
-		return nil, ErrClosed
-	}
 	for i, body := range bodies {
 		reqs[i] = &request{kind: k, body: body, done: make(chan struct{})}
-		w.reqs <- reqs[i]
 	}
-	w.openMu.RUnlock()
+	if err := w.submit(reqs); err != nil {
+		return nil, err
+	}
 	out := make([]Appended, len(reqs))
 	var firstErr error
 	for i, r := range reqs {

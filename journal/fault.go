@@ -95,7 +95,7 @@ func (w *Writer) stoppedErr() error {
 }
 
 // setFault records why writing stopped and, unless it is permanent,
-// schedules a retry (commit goroutine only).
+// schedules a retry (commitMu held), which the commit goroutine runs.
 func (w *Writer) setFault(err error, permanent bool) {
 	now := w.opts.Now()
 	w.stateMu.Lock()
@@ -127,6 +127,7 @@ func (w *Writer) setFault(err error, permanent bool) {
 			w.retry.Stop()
 		}
 		w.retry = time.NewTimer(wait)
+		w.wake() // the commit goroutine may be waiting without this timer
 	}
 }
 
@@ -279,7 +280,7 @@ func (w *Writer) pathChanged(fsx *fileState) error {
 	return nil
 }
 
-// checkFiles is the check before each batch (commit goroutine only): the
+// checkFiles is the check before each batch (commitMu held): the
 // paths still name the open files, and each file ends exactly where the
 // writer left it, with the line it last wrote (deep).
 func (w *Writer) checkFiles(deep bool) error {

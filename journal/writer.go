@@ -151,29 +151,33 @@ const maxBatchLines = 8192
 // Writer is the one writer of a journal directory. Its methods are safe
 // for concurrent use; concurrent Appends share writes and fsyncs.
 type Writer struct {
-	dir     string
-	key     []byte
-	opts    Options
-	lock    *writerLock
-	files   [2]*fileState
-	mac     hash.Hash // used by the commit goroutine only
-	reqs    chan *request
-	done    chan struct{} // closed when the commit goroutine has exited
-	openMu  sync.RWMutex  // held shared while sending to reqs; exclusive to close it
-	closed  bool
-	stateMu sync.Mutex // guards the fileState fields that change and fault
-	fault   *faultState
-	recov   []Recovery
-	notices []string
+	dir    string
+	key    []byte
+	opts   Options
+	lock   *writerLock
+	files  [2]*fileState
+	mac    hash.Hash // used by commitMu's holder only
+	reqs   chan *request
+	kick   chan struct{} // wakes the commit goroutine (see wake)
+	done   chan struct{} // closed when the commit goroutine has exited
+	openMu sync.RWMutex  // held shared while submitting; exclusive to close
+	// commitMu is held by whoever writes: the commit goroutine, or a
+	// caller writing its own lines when nothing else is (see submit).
+	commitMu sync.Mutex
+	closed   bool
+	stateMu  sync.Mutex // guards the fileState fields that change and fault
+	fault    *faultState
+	recov    []Recovery
+	notices  []string
 
 	dirFI    fs.FileInfo // the journal directory as opened
 	headFile *headFile   // nil without Options.HeadPath
 	kept     *Head       // the head as read at Open (nil: none kept)
 	signer   *signer     // nil without Options.SigningKeyPath
-	sinceCP  int         // lines since the last checkpoint (commit goroutine)
+	sinceCP  int         // lines since the last checkpoint (commitMu)
 	lastCP   uint64      // audit seq of the last checkpoint
-	retry    *time.Timer // armed while a fault waits to be retried (commit goroutine)
-	bufs     [2][]byte   // reused by the commit goroutine
+	retry    *time.Timer // armed while a fault waits to be retried (commitMu)
+	bufs     [2][]byte   // reused by commitMu's holder
 }
 
 type fileState struct {
@@ -231,6 +235,7 @@ func Open(dir string, key []byte, opts Options) (*Writer, error) {
 		lock: lk,
 		mac:  hmac.New(sha256.New, key),
 		reqs: make(chan *request, 1024),
+		kick: make(chan struct{}, 1),
 		done: make(chan struct{}),
 	}
 	ok := false
