@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -35,13 +36,16 @@ type gitRun struct {
 	// counted as writes that may make the repository it uses. Empty in a
 	// loop, where the next round runs after this one's writes.
 	ownFrom, ownTo int
+	ended          bool // endGitRun has set ownTo
 }
 
 // noteGitRun records where a git command starts: global are the words
 // before its subcommand (already checked by git), rest the subcommand and
 // what follows. It returns the run's index for endGitRun.
 func (a *analyzer) noteGitRun(global, rest []*syntax.Word) int {
-	run := gitRun{dirs: append([]string(nil), a.cwds...), ownFrom: len(a.use.WriteOperands)}
+	// a.cwds is replaced whenever the directory changes, never written
+	// in place: the run can hold it as it is.
+	run := gitRun{dirs: a.cwds, ownFrom: len(a.use.WriteOperands)}
 	switch {
 	case a.cwdUnknown:
 		run.unknown = "the working directory changes in a way the gate cannot follow"
@@ -85,13 +89,39 @@ func (a *analyzer) noteGitRun(global, rest []*syntax.Word) int {
 	return len(a.use.gitRuns) - 1
 }
 
-// endGitRun marks the end of the git command's own writes.
+// endGitRun marks the end of the git command's own writes. A command that
+// asks what the one before it asked (the same directories and options,
+// neither writing paths of its own) is not kept: gitRunHolds would judge
+// it against the same writes and give the same answer.
 func (a *analyzer) endGitRun(i int) {
-	if a.loops == 0 && i < len(a.use.gitRuns) {
-		a.use.gitRuns[i].ownTo = len(a.use.WriteOperands)
-	} else if i < len(a.use.gitRuns) {
-		a.use.gitRuns[i].ownTo = a.use.gitRuns[i].ownFrom
+	runs := a.use.gitRuns
+	if i >= len(runs) {
+		return
 	}
+	if a.loops == 0 {
+		runs[i].ownTo = len(a.use.WriteOperands)
+	} else {
+		runs[i].ownTo = runs[i].ownFrom
+	}
+	runs[i].ended = true
+	if shareGitRuns && i == len(runs)-1 && i > 0 && runs[i].sameQuestion(runs[i-1]) {
+		a.use.gitRuns = runs[:i]
+	}
+}
+
+// shareGitRuns lets endGitRun drop a git command that repeats the one
+// before it; the test that compares the holds with and without turns it
+// off.
+var shareGitRuns = true
+
+// sameQuestion reports whether r and o ask gitRunHolds the same question:
+// both ended (a command still running may yet write paths of its own),
+// neither has writes of its own (so both are judged against all of the
+// line's writes), and they start in the same directories with the same
+// repository options.
+func (r gitRun) sameQuestion(o gitRun) bool {
+	return r.ended && o.ended && r.ownTo <= r.ownFrom && o.ownTo <= o.ownFrom && r.gitDir == o.gitDir && r.workTree == o.workTree &&
+		r.unknown == o.unknown && r.creates == o.creates && slices.Equal(r.dirs, o.dirs)
 }
 
 // gitRepoCheck judges the git commands of one Bash call.
@@ -471,12 +501,13 @@ func (g *gitRepoCheck) writtenAt(level string) string {
 	return ""
 }
 
-// isBelow reports whether p lies strictly below dir.
+// isBelow reports whether p lies strictly below dir. It is asked for
+// every write at every level git looks at: it builds no string.
 func isBelow(p, dir string) bool {
 	if dir == string(filepath.Separator) {
 		return len(p) > 1 && strings.HasPrefix(p, dir)
 	}
-	return strings.HasPrefix(p, dir+string(filepath.Separator))
+	return len(p) > len(dir) && p[len(dir)] == filepath.Separator && strings.HasPrefix(p, dir)
 }
 
 // agentWritable reports whether a lease may write p: inside the workspace

@@ -10,10 +10,11 @@ import (
 )
 
 // TestGitCommandsShareTheOwnRepoAnswer: the git commands of one line
-// share the answer about the workspace's own repository; the holds are
-// those of asking for every command, for random lines of git commands
-// among writes, directory changes and other repositories, in workspaces
-// whose configuration names hooks and included files.
+// share the answer about the workspace's own repository, and a git command
+// that repeats the one before it is not asked again; the holds are those
+// of asking for every command, for random lines of git commands among
+// writes, directory changes and other repositories, in workspaces whose
+// configuration names hooks and included files.
 func TestGitCommandsShareTheOwnRepoAnswer(t *testing.T) {
 	configs := []string{
 		"", // no repository in the workspace
@@ -24,7 +25,10 @@ func TestGitCommandsShareTheOwnRepoAnswer(t *testing.T) {
 	}
 	pieces := []string{"git status", "git log --oneline", "git diff", "git add -A && git commit -m x", "cd src && git log",
 		"git -C src status", "echo x > src/f", "echo x > HEAD", "mkdir -p src/r/.git", "git init src/new", "cd .git && git status",
-		"git --git-dir=.git status", "ls", "cd src", "git stash", "echo y > .githooks/pre-commit", "git fetch origin"}
+		"git --git-dir=.git status", "ls", "cd src", "git stash", "echo y > .githooks/pre-commit", "git fetch origin",
+		"git status && git status", "git checkout -- src/f && git status", "git status && git checkout -- src/f",
+		"for x in a b; do git status; git checkout -- src/f; done", "git -C src status && git status", "git init src/new && git -C src/new status",
+		"git init && git status", "echo x > HEAD; git init && git status", "echo x > HEAD; for d in a; do git init; git status; done", "git --work-tree=src status && git status", "trap 'git status' EXIT; git status"}
 	r := rand.New(rand.NewPCG(21, 22))
 	held := 0
 	for ci, cfg := range configs {
@@ -54,11 +58,11 @@ func TestGitCommandsShareTheOwnRepoAnswer(t *testing.T) {
 			}
 			line := strings.Join(parts, []string{" && ", "; ", "\n"}[r.IntN(3)])
 			in := map[string]any{"command": line}
-			shareOwnRepo = true
+			shareOwnRepo, shareGitRuns = true, true
 			shared, err1 := bashUse(ws, in)
-			shareOwnRepo = false
+			shareOwnRepo, shareGitRuns = false, false
 			alone, err2 := bashUse(ws, in)
-			shareOwnRepo = true
+			shareOwnRepo, shareGitRuns = true, true
 			if len(alone.Holds) > 0 {
 				held++
 			}
@@ -69,5 +73,34 @@ func TestGitCommandsShareTheOwnRepoAnswer(t *testing.T) {
 	}
 	if held < 50 {
 		t.Fatalf("only %d of the lines were held: the test shows little", held)
+	}
+}
+
+// TestSameGitQuestion: a git command still being analysed (it may yet
+// write paths of its own), or one with writes of its own, never asks the
+// same question as another.
+func TestSameGitQuestion(t *testing.T) {
+	done := gitRun{dirs: []string{""}, ownFrom: 3, ownTo: 3, ended: true}
+	for _, c := range []struct {
+		name string
+		r    gitRun
+		want bool
+	}{
+		{"the same", gitRun{dirs: []string{""}, ownFrom: 5, ownTo: 5, ended: true}, true},
+		{"still running", gitRun{dirs: []string{""}, ownFrom: 5}, false},
+		{"own writes", gitRun{dirs: []string{""}, ownFrom: 5, ownTo: 6, ended: true}, false},
+		{"another directory", gitRun{dirs: []string{"src"}, ownFrom: 5, ownTo: 5, ended: true}, false},
+		{"more directories", gitRun{dirs: []string{"", "src"}, ownFrom: 5, ownTo: 5, ended: true}, false},
+		{"--git-dir", gitRun{dirs: []string{""}, gitDir: ".git", ownFrom: 5, ownTo: 5, ended: true}, false},
+		{"--work-tree", gitRun{dirs: []string{""}, workTree: "src", ownFrom: 5, ownTo: 5, ended: true}, false},
+		{"unknown", gitRun{dirs: []string{""}, unknown: "x", ownFrom: 5, ownTo: 5, ended: true}, false},
+		{"creates", gitRun{dirs: []string{""}, creates: true, ownFrom: 5, ownTo: 5, ended: true}, false},
+	} {
+		if got := c.r.sameQuestion(done); got != c.want {
+			t.Errorf("%s: sameQuestion %v, want %v", c.name, got, c.want)
+		}
+		if got := done.sameQuestion(c.r); got != c.want {
+			t.Errorf("%s (the other way): sameQuestion %v, want %v", c.name, got, c.want)
+		}
 	}
 }
