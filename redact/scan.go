@@ -177,16 +177,13 @@ func hintWindows(occ [][]int, ids []int, lower string, nls []int) [][2]int {
 // anchor on costs a full automaton pass per megabyte.
 func scanRuns(s string, r runRule) [][2]int {
 	var out [][2]int
-	in := func(c byte) bool {
-		return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '_' || c == '-'
-	}
 	for i := 0; i < len(s); {
-		if !in(s[i]) {
+		if !isRunByte[s[i]] {
 			i++
 			continue
 		}
 		j := i
-		for j < len(s) && in(s[j]) {
+		for j < len(s) && isRunByte[s[j]] {
 			j++
 		}
 		if j-i >= r.MinLength {
@@ -203,6 +200,14 @@ func scanRuns(s string, r runRule) [][2]int {
 	}
 	return out
 }
+
+// isRunByte holds the bytes of a run: A-Z, a-z, 0-9, '+', '_' and '-'.
+var isRunByte = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '_' || c == '-'
+	}
+	return t
+}()
 
 type span struct {
 	start, end int
@@ -329,7 +334,14 @@ func findSpans(s string) []span {
 	v := rules()
 	sc := &scanner{v: v, s: s, lower: asciiLower(s)}
 	sc.occ = v.literals.occurrences(sc.lower)
+	// Every detector starts where a literal occurs: a keyword detector at
+	// the keys around a keyword, any other where one of its hints is
+	// (one without hints never runs). With no literal in the text, none
+	// can match, and only the runs are left to find.
 	for prio := range v.detectors {
+		if sc.occ == nil {
+			break
+		}
 		d := &v.detectors[prio]
 		if d.keyword != notKeyword {
 			sc.keyword(prio, d)

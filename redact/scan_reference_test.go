@@ -163,6 +163,7 @@ func referenceTexts() []string {
 	bits = append(bits, v.keywords...)
 	bits = append(bits, " ", "\n", "=", ": ", "--", "_", "-", "'", `"`, "x", "AKIA", "SECRET", "Bearer ", "sk-sk-",
 		"xoxox", "://", "@", "aaaaaaaaaaaaaaaaaaaaaaaaaaaa", "Zm9vOmJhcmJhemJhcg==", "0123456789abcdef")
+	out = append(out, ordinaryCommands...)
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 4000 {
 		var b strings.Builder
@@ -225,4 +226,50 @@ func FuzzFindSpansMatchesReference(f *testing.F) {
 			t.Fatalf("%q: %+v, the reference finds %+v", s, got, want)
 		}
 	})
+}
+
+// scanRunsReference is scanRuns as it was, a closure per byte.
+func scanRunsReference(s string, r runRule) [][2]int {
+	var out [][2]int
+	in := func(c byte) bool {
+		return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '_' || c == '-'
+	}
+	for i := 0; i < len(s); {
+		if !in(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && in(s[j]) {
+			j++
+		}
+		if j-i >= r.MinLength {
+			end := j
+			for k := 0; k < 2 && end < len(s) && s[end] == '='; k++ {
+				end++
+			}
+			v := s[i:end]
+			if hasClasses(v, true, true, true) && entropy(v) >= r.MinEntropy {
+				out = append(out, [2]int{i, end})
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// TestScanRunsMatchesReference: the run scan by table finds the runs the
+// per-byte test found, on the reference texts and on every byte.
+func TestScanRunsMatchesReference(t *testing.T) {
+	texts := referenceTexts()
+	run := "aB3cD6eF9gH2iJ5kL8mN1oP4qR7sT0uV3wX6yZ9aB3cD6eF9"
+	for c := 0; c < 256; c++ {
+		texts = append(texts, run+string(rune(c))+run, run[:20]+string([]byte{byte(c)})+run[20:])
+	}
+	v := rules()
+	for _, s := range texts {
+		if got, want := scanRuns(s, v.runs), scanRunsReference(s, v.runs); !slices.Equal(got, want) {
+			t.Fatalf("%q: %v, the reference finds %v", s, got, want)
+		}
+	}
 }

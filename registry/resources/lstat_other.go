@@ -16,6 +16,16 @@ func lstatKind(p string) (link, dir bool, err error) {
 	return fi.Mode()&fs.ModeSymlink != 0, fi.IsDir(), nil
 }
 
+// lstatEntry is lstatKind with a missing path (isMissing) reported as
+// missing rather than as an error.
+func lstatEntry(p string) (link, dir, missing bool, err error) {
+	link, dir, err = lstatKind(p)
+	if err != nil && isMissing(err) {
+		return false, false, true, nil
+	}
+	return link, dir, false, err
+}
+
 // sameFile reports whether both paths exist (links followed) and are one
 // file; b is looked at only when a exists.
 func sameFile(a, b string) bool {

@@ -25,6 +25,26 @@ func lstatKind(p string) (link, dir bool, err error) {
 	}
 }
 
+// lstatEntry is lstatKind for the resolver: a path that does not exist
+// (ENOENT, or ENOTDIR for a component that is not a directory, as
+// isMissing decides it) is missing, without an error built to say so.
+func lstatEntry(p string) (link, dir, missing bool, err error) {
+	var st syscall.Stat_t
+	for {
+		err := lstatRaw(p, &st)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.ENOENT || err == syscall.ENOTDIR:
+			return false, false, true, nil
+		case err != nil:
+			return false, false, false, &os.PathError{Op: "lstat", Path: shorten(p), Err: err}
+		}
+		kind := st.Mode & syscall.S_IFMT
+		return kind == syscall.S_IFLNK, kind == syscall.S_IFDIR, false, nil
+	}
+}
+
 // sameFile reports whether both paths exist (links followed) and are one
 // file; b is looked at only when a exists.
 func sameFile(a, b string) bool {

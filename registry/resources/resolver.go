@@ -280,10 +280,10 @@ func (r *pathResolver) lstat(p string) pathEntry {
 		return e
 	}
 	var e pathEntry
-	isLink, isDir, err := lstatKind(p)
+	isLink, isDir, missing, err := lstatEntry(p)
 	e.dir = isDir
 	switch {
-	case err != nil && isMissing(err):
+	case missing:
 		e.missing = true
 	case err != nil:
 		e.err = err
