@@ -356,3 +356,16 @@ func BenchmarkAnalyseAudit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPrepare is what an append costs before the write: the record
+// in canonical form, parsed back and checked against the schema, for a
+// gate decision as the registry writes one.
+func BenchmarkPrepare(b *testing.B) {
+	w := &Writer{}
+	m := gateAllowed(1)
+	for b.Loop() {
+		if _, err := w.prepare(Audit, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
