@@ -150,3 +150,54 @@ func TestGateGitObjectsOrdinaryLines(t *testing.T) {
 		}
 	}
 }
+
+// TestGateGitObjectsNarrowedLines: where .env is tracked, a line whose
+// pathspecs or format leave it out stays allowed, and real git indeed
+// prints no secret for it.
+func TestGateGitObjectsNarrowedLines(t *testing.T) {
+	f, lease := gitObjectsFixture(t, gitTracked...)
+	for _, line := range []string{
+		"git log -p -- . ':!.env'", "git log -p . ':!.env'", "git log -p -- src", "git log -p -- src/a.go",
+		"git diff -- src", "git diff HEAD~1 HEAD -- src/a.go", "git show HEAD -- src", "git show HEAD -- ':(exclude).env' .",
+		"git grep -n TODO -- src", "git grep -n TODO HEAD -- . ':!.env'", "git archive HEAD src", "cd src && git grep -n TODO",
+		"git show -s HEAD", "git show --no-patch HEAD", "git log --stat", "git log --oneline", "git diff --stat",
+		"git diff --name-only HEAD~1", "git show HEAD:src/a.go", "git status", "git log -p -1 -- src", "git diff --cached -- src",
+		"git show HEAD~1", "git log -p HEAD~1", "git diff HEAD~1 -- src", "git format-patch -1 --stdout -- src",
+	} {
+		if out := gitOut(t, f.dir, line); strings.Contains(out, "SECRET=") {
+			t.Errorf("%q: real git prints the secret, so the line is no narrowed one:\n%s", line, out)
+		}
+		ans := f.svc.Gate(t.Context(), GateRequest{LeaseID: lease, Call: ToolCall{Tool: "Bash", Input: map[string]any{"command": line}}, Client: "test", DryRun: true})
+		if ans.Verdict != VerdictAllow {
+			t.Errorf("%q: %s %s, want allow", line, ans.Verdict, ans.Reason)
+		}
+	}
+}
+
+// TestGateGitObjectsHeld: what the gate cannot read of a repository is
+// held for a human, never allowed: replace refs (git shows other objects
+// than the ones named), a malformed index, a message search.
+func TestGateGitObjectsHeld(t *testing.T) {
+	for _, tc := range []struct {
+		name, step, line string
+	}{
+		{"replace refs", "git replace HEAD HEAD~1", "git show HEAD"},
+		{"malformed index", "printf 'DIRC\\0\\0\\0\\2\\0\\0\\0\\1garbage' > .git/index", "git diff"},
+		{"truncated index", "head -c 100 .git/index > x && mv x .git/index", "git grep -n TODO"},
+		{"split index", "git update-index --split-index", "git diff"},
+		{"message search", "", "git show ':/two'"},
+		{"grafts", "echo $(git rev-parse HEAD) > .git/info/grafts", "git log -p -1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			steps := append([]string{}, gitClean...)
+			if tc.step != "" {
+				steps = append(steps, tc.step)
+			}
+			f, lease := gitObjectsFixture(t, steps...)
+			ans := f.svc.Gate(t.Context(), GateRequest{LeaseID: lease, Call: ToolCall{Tool: "Bash", Input: map[string]any{"command": tc.line}}, Client: "test", DryRun: true})
+			if ans.Verdict != VerdictAsk || !strings.Contains(ans.Reason, "cannot tell what git") {
+				t.Errorf("%q after %q: %s %s, want it held", tc.line, tc.step, ans.Verdict, ans.Reason)
+			}
+		})
+	}
+}

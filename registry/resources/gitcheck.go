@@ -57,7 +57,7 @@ type GitCheck struct {
 // of the commits concerned, the changes of the commits it walks) are
 // matched, narrowed by its pathspecs.
 func CheckGitReads(reads []GitReadRef, deny []string) GitResult {
-	deadline := time.Now().Add(maxGitTime)
+	deadline := time.Now().Add(gitBounds.time)
 	compiled := CompileDenyPaths(deny)
 	for i := range reads {
 		r := &reads[i]

@@ -107,7 +107,7 @@ func gitReads(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 	}
 	a.gitOutput(prog, g, c, "output")
 	a.gitOptReads(prog, g, c, "pathspec-from-file", "O", "orderfile")
-	a.gitReadOps(prog, g.all(), c)
+	a.gitSpecReads(prog, g.all(), c)
 	a.gitReachOf(prog, g)
 }
 
@@ -120,7 +120,7 @@ func gitDiff(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 		return
 	}
 	a.gitOutput(prog, g, c, "output")
-	a.gitReadOps(prog, g.all(), c)
+	a.gitSpecReads(prog, g.all(), c)
 	a.treeArgs(prog, g.all(), c, TreeFilter{}, true)
 }
 
@@ -159,7 +159,7 @@ func gitGrep(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 	if len(ops) == 0 {
 		ops = []*syntax.Word{dotWord}
 	}
-	a.gitReadOps(prog, ops, c)
+	a.gitSpecReads(prog, ops, c)
 	if g.has("no-index", "untracked") {
 		a.treeArgs(prog, []*syntax.Word{dotWord}, c, TreeFilter{}, false) // files git does not track
 	}
@@ -202,7 +202,7 @@ func gitCommit(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 		return
 	}
 	a.gitOptReads(prog, g, c, "F", "file", "t", "template", "pathspec-from-file")
-	a.gitReadOps(prog, g.all(), c)
+	a.gitSpecReads(prog, g.all(), c)
 }
 
 // gitRm removes the files it names from the work tree (not with --cached).
@@ -212,7 +212,7 @@ func gitRm(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 		return
 	}
 	if g.has("cached") {
-		a.gitReadOps(prog, g.all(), c)
+		a.gitSpecReads(prog, g.all(), c)
 		return
 	}
 	a.gitWriteOps(prog, g.all(), c)
@@ -474,7 +474,7 @@ func gitArchive(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 		a.readArg(prog, dotWord, c)
 		return
 	}
-	a.gitReadOps(prog, ops[1:], c)
+	a.gitSpecReads(prog, ops[1:], c)
 }
 
 // gitFormatPatch writes patch files into -o DIR, or the working directory.
@@ -518,7 +518,7 @@ func gitDifftool(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 	if !ok {
 		return
 	}
-	a.gitReadOps(prog, g.all(), c)
+	a.gitSpecReads(prog, g.all(), c)
 	a.gitReachOf(prog, g)
 }
 

@@ -32,18 +32,26 @@ func gitIndexPaths(gitDir string) ([]string, error) {
 	return parseGitIndex(data)
 }
 
-// parseGitIndex is gitIndexPaths for the index file's bytes.
+// parseGitIndex is gitIndexPaths for the index file's bytes. A panic in
+// the decoder (bytes it did not expect) is an error, not a crash of the
+// registry.
 func parseGitIndex(data []byte) (paths []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			paths, err = nil, fmt.Errorf("the index is malformed (%v)", r)
 		}
 	}()
+	return decodeGitIndex(data)
+}
+
+// decodeGitIndex is parseGitIndex without the safety net (the fuzz
+// target calls it, so that a panic is found rather than hidden).
+func decodeGitIndex(data []byte) ([]string, error) {
 	var idx index.Index
 	if err := index.NewDecoder(bytes.NewReader(data)).Decode(&idx); err != nil {
 		return nil, fmt.Errorf("the index is not one the gate can read: %v", err)
 	}
-	paths = make([]string, 0, len(idx.Entries))
+	paths := make([]string, 0, len(idx.Entries))
 	for _, e := range idx.Entries {
 		if e.Mode == filemode.Dir {
 			return nil, errors.New("the index is sparse (a directory entry stands for files the gate does not list)")

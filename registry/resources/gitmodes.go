@@ -289,8 +289,10 @@ func (c *gitChecker) diff(r *gitReach, ops gitOperands) error {
 		return c.show(&gitReach{}, gitOperands{revs: revs})
 	case len(revs) == 1 && revs[0].set && len(revs[0].stops) > 0:
 		return c.pairs(revs[0].stops, revs[0].tips)
+	case len(revs) == 1 && revs[0].left != nil:
+		return c.walk(revs[0].tips[:len(revs[0].tips)-len(revs[0].left)], revs[0].left, 0, false) // A...B
 	case len(revs) == 1 && revs[0].set:
-		return c.walk(revs[0].tips, nil, 0, false) // A...B
+		return c.walk(revs[0].tips, nil, 0, false)
 	case len(revs) == 2 && !revs[0].set && !revs[1].set:
 		return c.pairs(revs[0].tips, revs[1].tips)
 	}

@@ -41,6 +41,13 @@ const (
 	maxGitSmall = 16 << 20
 )
 
+// gitBounds are the bounds a check runs under (the constants above; a
+// test lowers them).
+var gitBounds = struct {
+	commits, entries int
+	time             time.Duration
+}{MaxGitCommits, MaxGitEntries, maxGitTime}
+
 // errGitBound is returned when a bound of the check is passed.
 var errGitBound = errors.New("bound passed")
 
@@ -51,6 +58,7 @@ type gitStore struct {
 	common   string // the common directory (objects, refs)
 	commits  int    // commits left to walk
 	entries  int    // entries left to visit
+	spent    int    // entries visited, for the clock
 	deadline time.Time
 	why      string // the bound passed, once passed
 }
@@ -71,12 +79,12 @@ func openGitStore(gitDir, common string, deadline time.Time) (*gitStore, error) 
 	if entries, err := os.ReadDir(filepath.Join(common, "refs", "replace")); err == nil && len(entries) > 0 {
 		return nil, errors.New("the repository has replace refs (git shows other objects than the ones named)")
 	}
-	var fsys = osfs.New(gitDir, osfs.WithBoundOS())
+	var fsys = osfs.New(gitDir)
 	if common != gitDir {
-		fsys = dotgit.NewRepositoryFilesystem(osfs.New(gitDir, osfs.WithBoundOS()), osfs.New(common, osfs.WithBoundOS()))
+		fsys = dotgit.NewRepositoryFilesystem(osfs.New(gitDir), osfs.New(common))
 	}
 	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRU(8<<20), filesystem.Options{LargeObjectThreshold: maxGitObject})
-	return &gitStore{st: st, gitDir: gitDir, common: common, commits: MaxGitCommits, entries: MaxGitEntries, deadline: deadline}, nil
+	return &gitStore{st: st, gitDir: gitDir, common: common, commits: gitBounds.commits, entries: gitBounds.entries, deadline: deadline}, nil
 }
 
 // spend counts one entry visited (commit: a commit walked) and reports
@@ -86,14 +94,15 @@ func (s *gitStore) spend(commit bool) error {
 		s.commits--
 	}
 	s.entries--
+	s.spent++
 	switch {
 	case s.why != "":
 	case s.commits < 0:
-		s.why = fmt.Sprintf("more than %d commits to check", MaxGitCommits)
+		s.why = fmt.Sprintf("more than %d commits to check", gitBounds.commits)
 	case s.entries < 0:
-		s.why = fmt.Sprintf("more than %d entries to check", MaxGitEntries)
-	case s.entries%256 == 0 && time.Now().After(s.deadline):
-		s.why = fmt.Sprintf("the check took longer than %v", maxGitTime)
+		s.why = fmt.Sprintf("more than %d entries to check", gitBounds.entries)
+	case (commit || s.spent%256 == 0) && time.Now().After(s.deadline):
+		s.why = fmt.Sprintf("the check took longer than %v", gitBounds.time)
 	}
 	if s.why != "" {
 		return errGitBound
@@ -169,11 +178,11 @@ func gitRefNameOK(name string) bool {
 }
 
 // dwim resolves a name as git's revision parser does for a bare name: a
-// full object id, a ref by git's lookup rules (NAME, refs/NAME,
-// refs/tags/NAME, refs/heads/NAME, refs/remotes/NAME,
-// refs/remotes/NAME/HEAD), or an abbreviated object id of four or more
-// hex digits. Every match is returned (git takes one, or refuses an
-// ambiguous name: checking all of them checks more, never less).
+// full object id; else the first of git's lookup rules that names a ref
+// (NAME for HEAD-like names, refs/NAME, refs/tags/NAME, refs/heads/NAME,
+// refs/remotes/NAME, refs/remotes/NAME/HEAD); else every object whose id
+// starts with the name (four or more hex digits: git refuses an
+// ambiguous one, and checking all of them checks more, never less).
 func (s *gitStore) dwim(name string) ([]plumbing.Hash, error) {
 	if name == "@" {
 		name = "HEAD"
@@ -191,7 +200,7 @@ func (s *gitStore) dwim(name string) ([]plumbing.Hash, error) {
 			return nil, err
 		}
 		if ok {
-			out = append(out, h)
+			return []plumbing.Hash{h}, nil // git takes the first rule that names a ref
 		}
 	}
 	if hexName := gitDescribeHex(name); len(hexName) >= 4 && isHexString(hexName) {

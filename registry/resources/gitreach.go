@@ -89,6 +89,10 @@ var gitDepthSafe = map[string]bool{
 	"b": true, "ignore-space-change": true, "minimal": true, "patience": true, "histogram": true,
 	"indent-heuristic": true, "no-indent-heuristic": true, "diff-algorithm": true, "binary": true,
 	"no-prefix": true, "src-prefix": true, "dst-prefix": true, "line-prefix": true, "single-worktree": true,
+	// format-patch's own, which change how a patch is written, not which.
+	"stdout": true, "numbered": true, "no-numbered": true, "k": true, "keep-subject": true, "signoff": true,
+	"cover-letter": true, "no-cover-letter": true, "subject-prefix": true, "o": true, "output-directory": true,
+	"zero-commit": true, "no-stat": true, "thread": true, "no-thread": true, "quiet": true, "rfc": true,
 }
 
 // noteGitReach records the reach of the git command being analysed (the

@@ -21,6 +21,10 @@ type gitRev struct {
 	// set: a set of commits (A..B, A...B, ^A, X^!, X^@), which commands
 	// that take one object walk like git log.
 	set bool
+	// left is A of A...B (whose tips hold both ends): git diff A...B
+	// prints the changes from their merge base to B, which lie among the
+	// commits reachable from B without passing through A.
+	left []plumbing.Hash
 }
 
 // errNotRev: the operand names no object, and git takes it as a path.
@@ -104,6 +108,7 @@ func (c *gitChecker) revEnds(r *gitRev, a, b string, exclude bool) error {
 		r.stops = ha
 	} else {
 		r.tips = append(r.tips, ha...)
+		r.left = ha
 	}
 	return nil
 }

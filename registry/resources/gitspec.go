@@ -3,6 +3,8 @@ package resources
 import (
 	"path"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // gitPathspec is the part of the tree a command's pathspecs select, as far
@@ -120,4 +122,36 @@ func (p gitPathspec) mayHoldBelow(rel string) bool {
 		}
 	}
 	return false
+}
+
+// gitExcludes reports whether the operand is a pathspec that leaves a
+// path out (:!x, :^x, :(exclude)x): it names what git does not read.
+func gitExcludes(s string) bool {
+	if strings.HasPrefix(s, ":!") || strings.HasPrefix(s, ":^") {
+		return true
+	}
+	if magic, ok := strings.CutPrefix(s, ":("); ok {
+		if end := strings.IndexByte(magic, ')'); end >= 0 {
+			for _, m := range strings.Split(magic[:end], ",") {
+				if m == "exclude" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// gitSpecReads is gitReadOps for the operands of a command that takes
+// pathspecs: an exclusion is not a read (git log -p -- . ':!.env' reads
+// everything but .env, which the object check then leaves out).
+func (a *analyzer) gitSpecReads(prog string, ws []*syntax.Word, c ctx) {
+	kept := make([]*syntax.Word, 0, len(ws))
+	for _, w := range ws {
+		if l, ok := staticWord(w); ok && gitExcludes(l.s) {
+			continue
+		}
+		kept = append(kept, w)
+	}
+	a.gitReadOps(prog, kept, c)
 }
