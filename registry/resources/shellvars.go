@@ -41,7 +41,26 @@ var riskyVars = map[string]string{
 	"GCONV_PATH": "loads code into programs that convert character sets", "GIT_DIR": "moves the repository",
 	"GIT_WORK_TREE":        "moves the work tree",
 	"SIMPLE_BACKUP_SUFFIX": "renames the backups cp, mv, ln and install write", "VERSION_CONTROL": "renames the backups cp, mv, ln and install write",
+	// Programs the allowed ones start read these as code: git's editor
+	// (vim runs VIMINIT and EXINIT as Ex commands, :!cmd among them), its
+	// pager (less below), gpg for a signed commit, man and info for git
+	// help, and the JVM, rustc and cargo that build tools start.
+	"EXINIT": "runs editor commands", "VIMINIT": "runs editor commands", "GVIMINIT": "runs editor commands",
+	"MYVIMRC": "loads the editor's commands", "MYGVIMRC": "loads the editor's commands", "VIM": "loads the editor's commands",
+	"VIMRUNTIME": "loads the editor's commands", "EMACSLOADPATH": "loads the editor's code",
+	"GNUPGHOME": "moves gpg's configuration, which names programs", "MANOPT": "gives man options that run programs",
+	"MANPATH": "changes the pages man formats", "MANROFFOPT": "gives man's formatter options",
+	"MANROFFSEQ": "changes what man's formatter runs", "INFOPATH": "changes the documents info reads",
+	"JAVA_TOOL_OPTIONS": "loads code into the JVM", "_JAVA_OPTIONS": "loads code into the JVM",
+	"JDK_JAVA_OPTIONS": "loads code into the JVM", "RUSTC": "names a compiler", "RUSTDOC": "names a program",
+	"RUSTFLAGS": "gives the compiler options that run programs", "RUSTDOCFLAGS": "gives rustdoc options that run programs",
+	"CARGO_HOME": "moves cargo's configuration, which names programs",
 }
+
+// riskySuffixes end the names of variables that name a program to run
+// (SVN_EDITOR, DIFF_PAGER, GIT_ASKPASS, RUSTC_WRAPPER, INFO_PRINT_COMMAND):
+// whatever reads one runs it.
+var riskySuffixes = []string{"EDITOR", "PAGER", "ASKPASS", "BROWSER", "_COMMAND", "_CMD", "_PROGRAM", "_WRAPPER", "_SHELL"}
 
 // safeGitVars are the GIT_* variables that name no program, file or host.
 var safeGitVars = map[string]bool{
@@ -60,6 +79,14 @@ func riskyVar(name string) string {
 	switch {
 	case strings.HasPrefix(name, "LD_"), strings.HasPrefix(name, "DYLD_"):
 		return "loads code into every program"
+	case strings.HasPrefix(name, "LESS") && name != "LESSCHARSET":
+		// LESS's +!cmd runs a command; LESSKEY* bind keys; LESSEDIT,
+		// LESSOPEN and LESSCLOSE name programs; LESSHISTFILE is written.
+		return "changes what the pager runs or writes"
+	case strings.HasPrefix(name, "CARGO_BUILD_"), strings.HasPrefix(name, "CARGO_TARGET_"):
+		return "changes what cargo runs"
+	case hasRiskySuffix(name):
+		return "names a program"
 	case strings.HasPrefix(name, "GIT_") && !safeGitVars[name]:
 		return "changes what git runs, reads or reaches"
 	case strings.HasPrefix(name, "BASH_FUNC_"):
@@ -91,4 +118,15 @@ func (a *analyzer) checkLocale(name string, value lit, static bool) {
 		return
 	}
 	a.failf("refused: %s=%s may make bash read the line's bytes differently from the gate", name, shorten(value.s))
+}
+
+// hasRiskySuffix: programs read their variables in capitals; a shell's
+// own lower-case build_cmd is nothing to them.
+func hasRiskySuffix(name string) bool {
+	for _, suf := range riskySuffixes {
+		if strings.HasSuffix(name, suf) {
+			return true
+		}
+	}
+	return false
 }
