@@ -149,7 +149,8 @@ var hostileLines = map[string][]string{
 		"cd src && cat ../.env", "git --git-dir=$HOME/.git log", "git --work-tree=/ status", "cd /; cat etc/shadow",
 		"(cd ~ && grep -r . .ssh)", "cd ~ && ls", "cd .. && ls", "cd \"$D\" && cat x", "git -C .. status",
 		"cd ~/.ssh; cat id_rsa", "make -C ~", "cd /etc && grep -r root .", "cd ~ && cat /proc/self/cwd/.ssh/id_rsa",
-		"cat /proc/self/root/etc/shadow", "cat /dev/fd/3",
+		"cat /proc/self/root/etc/shadow", "cat /dev/fd/3", "echo /proc/self/cwd/.env", "cd ~ && echo /proc/self/cwd/.ssh/id_rsa",
+		"echo /proc/self/fd/3", "git log -- /proc/self/cwd/.env", "ls /proc/self/cwd/.claude",
 	},
 	"6 operands not literal": {
 		`cat "$HOME/.ssh/id_rsa"`, "cat ${HOME}/.ssh/id_rsa", `cat "$PWD/.env"`, "cat ~+/.env", "cat ~-/.env",

@@ -3,6 +3,8 @@ package resources
 import (
 	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -159,5 +161,57 @@ func TestPrintable8Exact(t *testing.T) {
 				t.Fatalf("printable8(%q) = %v", b, got)
 			}
 		}
+	}
+}
+
+// TestArgShortCutsMatchGeneral: plainArg, the short cut for a plain word
+// in the starting directory, gives the analysis what the general
+// argument code gives, for random lines of programs that read, write and
+// only name their operands, in and out of the starting directory.
+func TestArgShortCutsMatchGeneral(t *testing.T) {
+	base := t.TempDir()
+	for _, f := range []string{"a.go", "src/a.go", "src/b.go", ".env", "x-y"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(base, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(base, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	progs := []string{"echo", "cat", "ls", "rm", "cp", "mv", "head -n 3", "sed -n p", "grep -n x", "touch", "wc -l",
+		"diff", "git log --", "git checkout --", "sort -o", "tee", "printf %s", "test -f", "find", "xargs cat", "nl"}
+	words := []string{"a.go", "src/a.go", "/etc/passwd", "/proc/self/cwd/.env", "/proc/self/cwd", "/proc/self/fd/3",
+		"/proc/1/environ", "/dev/fd/3", "/dev/null", "/dev/stdin", "-", "-n", "--x=y", "--x=/proc/self/cwd/.env", "~/x", "~",
+		"'q x'", `"d"`, `a\ b`, "*.go", "src/*", "{a,b}.go", "$HOME/x", "$PWD/y", "a=b", "x-y", "é", ".env", "../up",
+		"./dot", "//double", "/proc/x", "src", "{}", "~+/a.go", "'~'/x"}
+	prefixes := []string{"", "", "", "cd src && ", "cd src; ", "cd $D; ", "find . -exec ", "git -C src log -- ", "xargs -I a.go ",
+		"find src -exec a.go -- "}
+	r := rand.New(rand.NewSource(15))
+	differ := 0
+	for i := 0; i < 6000; i++ {
+		var b strings.Builder
+		b.WriteString(prefixes[r.Intn(len(prefixes))])
+		b.WriteString(progs[r.Intn(len(progs))])
+		for n := 1 + r.Intn(4); n > 0; n-- {
+			b.WriteString(" " + words[r.Intn(len(words))])
+		}
+		if strings.HasPrefix(b.String(), "find ") {
+			b.WriteString(` \;`)
+		}
+		line := b.String()
+		argShortCuts = true
+		got, gotErr := analyzeShell(line, base)
+		argShortCuts = false
+		want, wantErr := analyzeShell(line, base)
+		argShortCuts = true
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: with the short cut %+v %v, without %+v %v", line, got, gotErr, want, wantErr)
+		}
+		if gotErr == nil {
+			differ++
+		}
+	}
+	if differ < 2000 {
+		t.Fatalf("only %d of the lines were analysed without an error: the test shows little", differ)
 	}
 }

@@ -205,6 +205,10 @@ func (a *analyzer) readArg(prog string, w *syntax.Word, c ctx) {
 	if l, ok := staticWord(w); ok && (l.s == "-" || ignoredDevices[l.s]) {
 		return
 	}
+	if p, ok := a.plainArg(w, c); ok {
+		a.add(&a.use.ReadOperands, "ro:", p)
+		return
+	}
 	paths, ok := a.argPaths(w, c)
 	if !ok {
 		a.failf("cannot tell which file %s reads: %s is not known before it runs", prog, wordText(w))
@@ -221,6 +225,10 @@ func (a *analyzer) writeArg(prog string, w *syntax.Word, c ctx) {
 		return // >(cmd) is a pipe
 	}
 	if l, ok := staticWord(w); ok && (l.s == "-" || ignoredDevices[l.s]) {
+		return
+	}
+	if p, ok := a.plainArg(w, c); ok {
+		a.add(&a.use.WriteOperands, "wo:", p)
 		return
 	}
 	paths, ok := a.argPaths(w, c)
@@ -245,13 +253,9 @@ func (a *analyzer) mention(w *syntax.Word, c ctx) {
 			return
 		}
 	}
-	if len(w.Parts) == 1 && len(a.cwds) == 1 && a.cwds[0] == "" && !a.cwdUnknown {
-		// The common case, a plain word in the starting directory, without
-		// the allocations of the general one.
-		if l, ok := w.Parts[0].(*syntax.Lit); ok && !containsAnyOf(l.Value, &plainWordStops) && l.Value != "" {
-			a.add(&a.use.Operands, "o:", l.Value)
-			return
-		}
+	if p, ok := a.plainArg(w, ctx{}); ok {
+		a.add(&a.use.Operands, "o:", p)
+		return
 	}
 	vals, ok := a.argValues(w)
 	if !ok {
@@ -300,6 +304,33 @@ func containsAnyOf(s string, set *byteSet) bool {
 
 // plainWordStops are the bytes that keep a word from being a plain operand.
 var plainWordStops = newByteSet("~$*?[{\\-=")
+
+// plainArg is the one path an argument word names when it is a plain
+// literal (plainOperand) and the shell is in its starting directory: what
+// argPaths gives for it, without the allocations of the general case,
+// which most words of a long line would pay.
+func (a *analyzer) plainArg(w *syntax.Word, c ctx) (string, bool) {
+	if !argShortCuts || c.subst != "" || len(w.Parts) != 1 || a.cwdUnknown || len(a.cwds) != 1 || a.cwds[0] != "" {
+		return "", false
+	}
+	if l, ok := w.Parts[0].(*syntax.Lit); ok && plainOperand(l.Value) {
+		return l.Value, true
+	}
+	return "", false
+}
+
+// argShortCuts lets plainArg answer; the test that compares the analysis
+// with and without it turns it off.
+var argShortCuts = true
+
+// plainOperand reports whether the unquoted literal v names, from the
+// starting directory, the path v and nothing else: no tilde, expansion,
+// pattern, brace, escape, option or assignment, and not a view of the
+// shell's own process (/proc/self/cwd/x is the shell's ./x, which
+// inCwds rewrites; the gate resolving it would see its own directory).
+func plainOperand(v string) bool {
+	return v != "" && !containsAnyOf(v, &plainWordStops) && !strings.HasPrefix(v, "/proc/") && !strings.HasPrefix(v, "/dev/fd/")
+}
 
 // cpRecursive reports whether cp copies directories with what lies below
 // them (-r, -R, -a, --recursive, --archive).
