@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -233,8 +234,17 @@ func (g gitArgs) has(names ...string) bool {
 	return false
 }
 
+// all is the operands before and after "--". Most commands have one side
+// only, which is handed out with its capacity cut, so that an append by
+// the caller copies it.
 func (g gitArgs) all() []*syntax.Word {
-	return append(append([]*syntax.Word{}, g.before...), g.after...)
+	switch {
+	case len(g.after) == 0:
+		return slices.Clip(g.before)
+	case len(g.before) == 0:
+		return slices.Clip(g.after)
+	}
+	return append(slices.Clip(g.before), g.after...)
 }
 
 // parseGit walks a subcommand's arguments. withValue lists, space-separated

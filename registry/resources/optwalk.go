@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -23,8 +24,8 @@ type optWalk struct {
 	stopAt   bool   // options end at the first operand (POSIX), as for git subcommands' pathspecs after --
 	ops      []*syntax.Word
 	vals     map[string][]*syntax.Word
-	seen     map[string]bool
-	afterDD  bool // "--" was seen; ops after it are all operands
+	seen     []string // the options given: a command gives few, and most none
+	afterDD  bool     // "--" was seen; ops after it are all operands
 	// ordered: keep every option value in seq as well, in the order
 	// given across options (vals keeps the order of one option only).
 	ordered bool
@@ -50,20 +51,18 @@ func (p *optWalk) addVal(name string, w, src *syntax.Word) {
 
 func (p *optWalk) has(names ...string) bool {
 	for _, n := range names {
-		if p.seen[n] {
+		if slices.Contains(p.seen, n) {
 			return true
 		}
 	}
 	return false
 }
 
-// mark records that option name was given (the maps are made on first
-// use: most commands give none).
+// mark records that option name was given.
 func (p *optWalk) mark(name string) {
-	if p.seen == nil {
-		p.seen = map[string]bool{}
+	if !slices.Contains(p.seen, name) {
+		p.seen = append(p.seen, name)
 	}
-	p.seen[name] = true
 }
 
 // valueWord is an option's value as a word of its own. A leading ~ stays

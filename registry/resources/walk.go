@@ -166,15 +166,12 @@ func (a *analyzer) decl(x *syntax.DeclClause, c ctx) {
 // commands must not cost a recursion per command.
 func (a *analyzer) list(x *syntax.BinaryCmd, c ctx) {
 	var short [16]*syntax.BinaryCmd // most chains are short: no allocation for them
-	chain := append(short[:0], x)
-	for cur := x; ; {
-		inner, ok := cur.X.Cmd.(*syntax.BinaryCmd)
-		if !ok || (inner.Op != syntax.AndStmt && inner.Op != syntax.OrStmt) || cur.X.Negated ||
-			cur.X.Background || cur.X.Coprocess || len(cur.X.Redirs) > 0 {
-			break
-		}
-		chain = append(chain, inner)
-		cur = inner
+	chain := short[:0]
+	if n := chainLen(x); n > len(short) {
+		chain = make([]*syntax.BinaryCmd, 0, n) // a long line's chain is made once, not grown
+	}
+	for cur := x; cur != nil; cur = chainNext(cur) {
+		chain = append(chain, cur)
 	}
 	first := chain[len(chain)-1] // its X is the line's first statement
 	if first.Op == syntax.AndStmt {
@@ -187,6 +184,26 @@ func (a *analyzer) list(x *syntax.BinaryCmd, c ctx) {
 		a.lastCd = nil // the left operand is a list, never a plain cd
 		a.stmt(chain[i].Y, c)
 	}
+}
+
+// chainNext is the && or || list that is the left operand of x, or nil
+// when its left operand is anything else.
+func chainNext(x *syntax.BinaryCmd) *syntax.BinaryCmd {
+	inner, ok := x.X.Cmd.(*syntax.BinaryCmd)
+	if !ok || (inner.Op != syntax.AndStmt && inner.Op != syntax.OrStmt) || x.X.Negated ||
+		x.X.Background || x.X.Coprocess || len(x.X.Redirs) > 0 {
+		return nil
+	}
+	return inner
+}
+
+// chainLen is the number of lists list walks from x.
+func chainLen(x *syntax.BinaryCmd) int {
+	n := 0
+	for cur := x; cur != nil; cur = chainNext(cur) {
+		n++
+	}
+	return n
 }
 
 // andThen handles "x && y". When x is a plain "cd dir", y runs in dir only,
