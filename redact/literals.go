@@ -1,7 +1,5 @@
 package redact
 
-import "strings"
-
 // literalIndex finds every detector hint and secret keyword in a text in
 // one pass over it. Searching for each of them in turn (some forty
 // substrings) read a long command line forty times; here each byte costs a
@@ -38,19 +36,22 @@ func (x *literalIndex) add(lit string) int {
 	return id
 }
 
-// occurrences are the offsets of each literal in lower, by id: for each
-// literal, the offsets strings.Index finds when searching on from the end
-// of the previous occurrence (leftmost, not overlapping). nil when no
-// literal occurs.
-func (x *literalIndex) occurrences(lower string) [][]int {
+// occurrences are the offsets of each literal in s lower-cased (ASCII
+// letters only, as asciiLower), by id: for each literal, the offsets
+// strings.Index finds in asciiLower(s) when searching on from the end of
+// the previous occurrence (leftmost, not overlapping). nil when no literal
+// occurs. s is lowered byte by byte as it is read, not copied: most texts
+// hold no literal, and need no lower-case copy at all.
+func (x *literalIndex) occurrences(s string) [][]int {
 	var occ [][]int
 	var next []int // per literal, where its next occurrence may start
-	for i := 0; i+1 < len(lower); i++ {
-		if k := uint16(lower[i])<<8 | uint16(lower[i+1]); x.pairs[k>>6]&(1<<(k&63)) == 0 {
+	for i := 0; i+1 < len(s); i++ {
+		a, b := lowerASCII[s[i]], lowerASCII[s[i+1]]
+		if k := uint16(a)<<8 | uint16(b); x.pairs[k>>6]&(1<<(k&63)) == 0 {
 			continue
 		}
-		for _, ls := range x.byFirst[lower[i]] {
-			if lower[i+1] != ls.second || !strings.HasPrefix(lower[i:], x.literals[ls.id]) {
+		for _, ls := range x.byFirst[a] {
+			if b != ls.second || !hasLowerPrefix(s[i:], x.literals[ls.id]) {
 				continue
 			}
 			if occ == nil {
@@ -64,4 +65,28 @@ func (x *literalIndex) occurrences(lower string) [][]int {
 		}
 	}
 	return occ
+}
+
+// lowerASCII maps each byte to itself, A-Z to a-z.
+var lowerASCII = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] = byte(c) + 32
+		}
+	}
+	return t
+}()
+
+// hasLowerPrefix is strings.HasPrefix(asciiLower(s), lit).
+func hasLowerPrefix(s, lit string) bool {
+	if len(s) < len(lit) {
+		return false
+	}
+	for j := 0; j < len(lit); j++ {
+		if lowerASCII[s[j]] != lit[j] {
+			return false
+		}
+	}
+	return true
 }

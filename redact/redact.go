@@ -9,7 +9,7 @@ package redact
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -179,38 +179,94 @@ func Redact(s string) (string, []Finding) {
 // whole. The input is not modified.
 func RedactValue(v any) (any, []Finding) {
 	var findings []Finding
-	out := redactValue(v, "", false, &findings)
+	out := redactValue(v, pointerAt{root: true}, false, &findings, true)
 	return out, findings
 }
 
-func redactValue(v any, path string, underSecret bool, findings *[]Finding) any {
+// FindingsIn is what RedactValue finds in v, without the copy: for a
+// caller that needs the redacted tree only when something is found.
+func FindingsIn(v any) []Finding {
+	var findings []Finding
+	redactValue(v, pointerAt{root: true}, false, &findings, false)
+	return findings
+}
+
+// pointerAt is the JSON pointer of a value inside the tree being
+// redacted: its parent's pointer and its own token (a member's name or an
+// element's index), spelled out only for a finding or a value below it,
+// since most values hold none.
+type pointerAt struct {
+	parent string
+	key    string // the member's name, when member
+	index  int    // the element's index, when not member
+	member bool
+	root   bool
+}
+
+func (p pointerAt) String() string {
+	if p.root {
+		return ""
+	}
+	if p.member {
+		return p.parent + "/" + EscapePointer(p.key)
+	}
+	return p.parent + "/" + strconv.Itoa(p.index)
+}
+
+// redactValue redacts v, found at path; with build false it only finds,
+// and returns nil.
+func redactValue(v any, path pointerAt, underSecret bool, findings *[]Finding, build bool) any {
 	switch x := v.(type) {
 	case string:
 		if underSecret && !rules().isReference(x) {
-			*findings = append(*findings, Finding{Kind: "secret-field", Path: path, Start: 0, End: len(x)})
+			*findings = append(*findings, Finding{Kind: "secret-field", Path: path.String(), Start: 0, End: len(x)})
 			return Redacted
 		}
 		r, fs := Redact(x)
 		for _, f := range fs {
-			f.Path = path
+			f.Path = path.String()
 			*findings = append(*findings, f)
+		}
+		if len(fs) == 0 || !build {
+			return v // unchanged: the same string, not boxed again
 		}
 		return r
 	case map[string]any:
-		keys := make([]string, 0, len(x))
+		var small [8]string
+		keys := small[:0]
 		for k := range x {
 			keys = append(keys, k)
 		}
-		sort.Strings(keys)
-		out := make(map[string]any, len(x))
+		slices.Sort(keys)
+		var out map[string]any
+		if build {
+			out = make(map[string]any, len(x))
+		}
+		parent := path.String()
 		for _, k := range keys {
-			out[k] = redactValue(x[k], path+"/"+EscapePointer(k), underSecret || IsSecretKey(k), findings)
+			r := redactValue(x[k], pointerAt{parent: parent, key: k, member: true}, underSecret || IsSecretKey(k), findings, build)
+			if build {
+				out[k] = r
+			}
+		}
+		if !build {
+			return nil
 		}
 		return out
 	case []any:
-		out := make([]any, len(x))
+		var out []any
+		if build {
+			out = make([]any, len(x))
+		}
+		parent := path.String()
 		for i, e := range x {
-			out[i] = redactValue(e, path+"/"+strconv.Itoa(i), underSecret, findings)
+			r := redactValue(e, pointerAt{parent: parent, index: i}, underSecret, findings, build)
+			if build {
+				out[i] = r
+			}
+		}
+		if !build {
+			return nil
 		}
 		return out
 	default:

@@ -332,8 +332,11 @@ func (sc *scanner) occursAny(ids []int) bool {
 // findSpans runs every detector and merges overlapping spans.
 func findSpans(s string) []span {
 	v := rules()
-	sc := &scanner{v: v, s: s, lower: asciiLower(s)}
-	sc.occ = v.literals.occurrences(sc.lower)
+	sc := &scanner{v: v, s: s}
+	sc.occ = v.literals.occurrences(s)
+	if sc.occ != nil {
+		sc.lower = asciiLower(s) // for the detectors, which run only now
+	}
 	// Every detector starts where a literal occurs: a keyword detector at
 	// the keys around a keyword, any other where one of its hints is
 	// (one without hints never runs). With no literal in the text, none

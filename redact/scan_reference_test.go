@@ -195,7 +195,7 @@ func TestLiteralOccurrencesMatchIndex(t *testing.T) {
 	v := rules()
 	for _, s := range referenceTexts() {
 		lower := asciiLower(s)
-		occ := v.literals.occurrences(lower)
+		occ := v.literals.occurrences(s)
 		for id, lit := range v.literals.literals {
 			var want []int
 			for from := 0; ; {

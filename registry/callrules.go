@@ -142,7 +142,7 @@ type callFacts struct {
 	use     resources.Use
 	useErr  error
 	secrets []redact.Finding
-	masked  any // the input with every secret replaced
+	masked  any // the input with every secret replaced, when secrets holds any
 	summary string
 	tooBig  string
 }
@@ -187,15 +187,19 @@ func (r CallRules) scanSecrets(call ToolCall) (any, []redact.Finding) {
 	if r.PassSecrets {
 		return nil, nil
 	}
-	masked, found := redact.RedactValue(scannedInput(call))
+	in := scannedInput(call)
 	var secrets []redact.Finding
-	for _, fd := range found {
+	for _, fd := range redact.FindingsIn(in) {
 		// A random-looking run (a lock file's hashes) is masked in
 		// what is shown, but holds no call by itself.
 		if fd.Credential() {
 			secrets = append(secrets, fd)
 		}
 	}
+	if len(secrets) == 0 {
+		return nil, nil // nothing held: no masked copy to show
+	}
+	masked, _ := redact.RedactValue(in)
 	return masked, secrets
 }
 

@@ -24,39 +24,67 @@ func (a *analyzer) argValues(w *syntax.Word) ([]lit, bool) {
 	if w == nil {
 		return nil, false
 	}
-	words := []*syntax.Word{w}
-	if hasBraceLit(w) {
-		cp := *w
-		cp.Parts = slices.Clone(w.Parts)
-		if syntax.SplitBraces(&cp) {
-			words = nil
-			for bw, err := range expand.BracesSeq(nil, &cp) {
-				if err != nil || len(words) >= maxExpansion {
-					return nil, false
-				}
-				words = append(words, bw)
-			}
-		}
-	}
-	out := make([]lit, 0, len(words))
-	for _, bw := range words {
-		l, ok := staticWordEnv(bw)
+	if !hasBraceLit(w) {
+		// The word is its own only value (most are): no list of words
+		// to expand.
+		l, ok := argValue(w)
 		if !ok {
 			return nil, false
 		}
-		if l.s != "" && l.s[0] == '~' && !l.quoted[0] {
-			prefix, _, _ := strings.Cut(l.s, "/")
-			switch prefix {
-			case "~":
-			case "~+":
-				l = lit{s: "." + l.s[2:], quoted: append([]bool{true}, l.quoted[2:]...)}
-			default: // ~-, ~user, ~N: run-time state
-				return nil, false
-			}
+		return []lit{l}, true
+	}
+	words, ok := braceWords(w)
+	if !ok {
+		return nil, false
+	}
+	out := make([]lit, 0, len(words))
+	for _, bw := range words {
+		l, ok := argValue(bw)
+		if !ok {
+			return nil, false
 		}
 		out = append(out, l)
 	}
 	return out, true
+}
+
+// braceWords are the words bash expands w's braces to (w itself when
+// they are not an expansion); ok is false past maxExpansion words or when
+// they cannot be expanded.
+func braceWords(w *syntax.Word) ([]*syntax.Word, bool) {
+	cp := *w
+	cp.Parts = slices.Clone(w.Parts)
+	if !syntax.SplitBraces(&cp) {
+		return []*syntax.Word{w}, true
+	}
+	var words []*syntax.Word
+	for bw, err := range expand.BracesSeq(nil, &cp) {
+		if err != nil || len(words) >= maxExpansion {
+			return nil, false
+		}
+		words = append(words, bw)
+	}
+	return words, true
+}
+
+// argValue is the value of one word after brace expansion (see
+// argValues).
+func argValue(w *syntax.Word) (lit, bool) {
+	l, ok := staticWordEnv(w)
+	if !ok {
+		return lit{}, false
+	}
+	if l.s != "" && l.s[0] == '~' && !l.quoted[0] {
+		prefix, _, _ := strings.Cut(l.s, "/")
+		switch prefix {
+		case "~":
+		case "~+":
+			l = lit{s: "." + l.s[2:], quoted: append([]bool{true}, l.quoted[2:]...)}
+		default: // ~-, ~user, ~N: run-time state
+			return lit{}, false
+		}
+	}
+	return l, true
 }
 
 func hasBraceLit(w *syntax.Word) bool {
