@@ -24,6 +24,19 @@ func TestInternedValuesReadAsWritten(t *testing.T) {
 			t.Fatalf("parse %d: %#v", i, v)
 		}
 	}
+	// A table is built again once enough new words were seen: show it more.
+	var filler strings.Builder
+	filler.WriteString(`[`)
+	for i := range len(*valueTable.Load())/2 + 8 {
+		if i > 0 {
+			filler.WriteString(",")
+		}
+		filler.WriteString(`"` + letterWord(i) + `"`)
+	}
+	filler.WriteString(`]`)
+	if _, err := ParseJSON([]byte(filler.String())); err != nil {
+		t.Fatal(err)
+	}
 	if _, ok := (*valueTable.Load())["success"]; !ok {
 		t.Error("a word value was not interned")
 	}
@@ -44,5 +57,43 @@ func TestLargeObjectStillRefusesDuplicates(t *testing.T) {
 	b.WriteString(`"kc":2}`)
 	if _, err := ParseJSON([]byte(b.String())); err == nil || !strings.Contains(err.Error(), "duplicate") {
 		t.Fatalf("duplicate in a large object: %v", err)
+	}
+}
+
+// letterWord is a distinct word of letters for each i ("w-a", "w-b", …).
+func letterWord(i int) string {
+	w := ""
+	for {
+		w = string(rune('a'+i%26)) + w
+		i /= 26
+		if i == 0 {
+			return "w-" + w
+		}
+	}
+}
+
+// A process that parses a few small documents (a hook) builds a handful
+// of name tables, not one per new name: each build copies the table.
+func TestInterningBuildsFewTables(t *testing.T) {
+	internMu.Lock()
+	empty := map[string]string{}
+	internTable.Store(&empty)
+	nameMisses.names = nil
+	internMu.Unlock()
+	builds := 0
+	last := internTable.Load()
+	for i := range 64 {
+		doc := `{"` + letterWord(i) + `":1}`
+		for range 2 {
+			if _, err := ParseJSON([]byte(doc)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if p := internTable.Load(); p != last {
+			builds, last = builds+1, p
+		}
+	}
+	if n := len(*internTable.Load()); builds > 8 || n < 32 {
+		t.Fatalf("64 new names: %d tables built, %d names interned", builds, n)
 	}
 }

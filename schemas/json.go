@@ -3,6 +3,7 @@ package schemas
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -317,21 +318,43 @@ func internValue(s string) {
 	internMu.Lock()
 	defer internMu.Unlock()
 	old := *valueTable.Load()
-	if _, ok := old[s]; ok || len(old) >= maxInternedValues {
+	if _, ok := old[s]; ok || !valueMisses.note(s, len(old), maxInternedValues) {
 		return
 	}
-	m := make(map[string]any, len(old)+1)
+	m := make(map[string]any, len(old)+len(valueMisses.names))
 	for k, v := range old {
 		m[k] = v
 	}
-	m[s] = s
+	for _, n := range valueMisses.names {
+		m[n] = n
+	}
+	valueMisses.names = valueMisses.names[:0]
 	valueTable.Store(&m)
 }
 
 var (
 	internTable atomic.Pointer[map[string]string]
 	internMu    sync.Mutex
+	// The names missed since each table was last built (internMu). A
+	// table is built again once they are a good share of it, not on every
+	// miss: copying the whole table for each new name cost a short-lived
+	// process (a hook, parsing a few small documents with a few dozen
+	// names) a table per name, half its allocations.
+	nameMisses, valueMisses misses
 )
+
+// misses collects names a table lacks until they are worth a new table.
+type misses struct{ names []string }
+
+// note adds s (not yet in a table of n names, bounded by max) and reports
+// whether the table should now be built again with the names collected.
+func (ms *misses) note(s string, n, max int) bool {
+	if n+len(ms.names) >= max || slices.Contains(ms.names, s) {
+		return false
+	}
+	ms.names = append(ms.names, s)
+	return len(ms.names) >= n/2+4
+}
 
 func init() {
 	m := map[string]string{}
@@ -347,14 +370,17 @@ func intern(s string) {
 	internMu.Lock()
 	defer internMu.Unlock()
 	old := *internTable.Load()
-	if _, ok := old[s]; ok || len(old) >= maxInterned {
+	if _, ok := old[s]; ok || !nameMisses.note(s, len(old), maxInterned) {
 		return
 	}
-	m := make(map[string]string, len(old)+1)
+	m := make(map[string]string, len(old)+len(nameMisses.names))
 	for k, v := range old {
 		m[k] = v
 	}
-	m[s] = s
+	for _, n := range nameMisses.names {
+		m[n] = n
+	}
+	nameMisses.names = nameMisses.names[:0]
 	internTable.Store(&m)
 }
 
