@@ -1,6 +1,9 @@
 package resources
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // DenyPaths is a deny.paths list made ready to match the many paths of
 // one call: each pattern is cleaned once, not once per path.
@@ -96,7 +99,12 @@ func (d DenyPaths) WriteTouches(ref PathRef) (string, bool) {
 // lower-casing changes, and its folded forms, each made once for the
 // path rather than once a pattern. It depends on the path alone.
 type refFold struct {
-	changes    [3]int8 // by pattern kind ('~', '/', other): 0 not asked, 1 no, 2 yes
+	changes [3]int8 // by pattern kind ('~', '/', other): 0 not asked, 1 no, 2 yes
+	// lowered are the two forms (resolved, lexical) a pattern of each
+	// kind reads, lower-cased, once asked; kind is kindRef's answer.
+	lowered    [3][2]string
+	loweredOK  [3]bool
+	kind       PathRef
 	wide       PathRef
 	wideDone   bool
 	folded     PathRef
@@ -104,15 +112,49 @@ type refFold struct {
 	foldedDone bool
 }
 
-// formsChange is formsChange(ref, kind), asked once a kind.
-func (f *refFold) formsChange(ref *PathRef, kind byte) bool {
-	i := 2
+// kindIndex numbers the pattern kinds for refFold's arrays.
+func kindIndex(kind byte) int {
 	switch kind {
 	case '~':
-		i = 0
+		return 0
 	case '/':
-		i = 1
+		return 1
 	}
+	return 2
+}
+
+// kindRef holds the forms of foldedRef(*ref, ws, home) that a pattern of
+// kind reads (denyPattern.match), the others left empty: no path is
+// lowered for forms no pattern of the list reads.
+func (f *refFold) kindRef(ref *PathRef, kind byte, ws, home bool) *PathRef {
+	i := kindIndex(kind)
+	if !f.loweredOK[i] {
+		switch kind {
+		case '~':
+			f.lowered[i] = [2]string{strings.ToLower(ref.Home), strings.ToLower(ref.lexHome)}
+		case '/':
+			f.lowered[i] = [2]string{strings.ToLower(ref.Abs), strings.ToLower(ref.lexAbs)}
+		default:
+			f.lowered[i] = [2]string{strings.ToLower(ref.Rel), strings.ToLower(ref.lexRel)}
+		}
+		f.loweredOK[i] = true
+	}
+	f.kind = PathRef{}
+	low := f.lowered[i]
+	switch {
+	case kind == '~' && home:
+		f.kind.Home, f.kind.lexHome = low[0], low[1]
+	case kind == '/' && ws && home:
+		f.kind.Abs, f.kind.lexAbs = low[0], low[1]
+	case kind != '~' && kind != '/' && ws:
+		f.kind.Rel, f.kind.lexRel = low[0], low[1]
+	}
+	return &f.kind
+}
+
+// formsChange is formsChange(ref, kind), asked once a kind.
+func (f *refFold) formsChange(ref *PathRef, kind byte) bool {
+	i := kindIndex(kind)
 	if f.changes[i] == 0 {
 		f.changes[i] = 1
 		if formsChange(ref, kind) {

@@ -141,6 +141,16 @@ func (d *denyPattern) matchFolding(ref *PathRef, f *refFold) bool {
 	// Matching fewer forms matches less: if the path does not match with
 	// all its forms folded, no answer of the file systems can make it
 	// match, and they need not be asked.
+	if !ref.AnySuffix {
+		// A folded path neither folds again nor stands for suffixes, so
+		// matchAll is match, which reads the forms of the pattern's kind
+		// alone: only they are lowered.
+		if !low.match(f.kindRef(ref, d.kind, true, true)) {
+			return false
+		}
+		ws, home := ref.folding()
+		return (ws || home) && low.match(f.kindRef(ref, d.kind, ws, home))
+	}
 	if !low.matchAll(f.wideRef(ref)) {
 		return false
 	}
