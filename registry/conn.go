@@ -33,6 +33,10 @@ type ConnLimits struct {
 	// PartialBytes caps the bytes of unfinished messages held across all
 	// connections (each is also capped at wire.MaxMessage).
 	PartialBytes int64
+	// EvictAfter is how long a connection must have had no call answered
+	// before, at the cap, it is closed to make room: a client's request
+	// follows its connect at once, so a younger one may be on its way.
+	EvictAfter time.Duration
 }
 
 // Default connection limits.
@@ -44,6 +48,7 @@ const (
 	// DefaultPartialBytes lets 16 messages of the largest size be on
 	// their way at once; what is past it is refused, not buffered.
 	DefaultPartialBytes = 16 * (wire.MaxMessage + 2)
+	DefaultEvictAfter   = time.Second
 )
 
 func (l ConnLimits) withDefaults() ConnLimits {
@@ -61,6 +66,9 @@ func (l ConnLimits) withDefaults() ConnLimits {
 	}
 	if l.PartialBytes <= 0 {
 		l.PartialBytes = DefaultPartialBytes
+	}
+	if l.EvictAfter <= 0 {
+		l.EvictAfter = DefaultEvictAfter
 	}
 	return l
 }
@@ -87,6 +95,7 @@ func (h *Handler) Serve(ctx context.Context, l net.Listener) error {
 	lim := h.limits.withDefaults()
 	budget := &lineBudget{max: lim.PartialBytes}
 	var open atomic.Int64
+	var conns connSet
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	var pause time.Duration
@@ -108,18 +117,112 @@ func (h *Handler) Serve(ctx context.Context, l net.Listener) error {
 			continue
 		}
 		pause = 0
-		if open.Add(1) > int64(lim.MaxConnections) {
+		if open.Add(1) > int64(lim.MaxConnections)+conns.closing.Load() && !conns.evictIdlest(lim.EvictAfter) {
 			open.Add(-1)
 			refuse(c, lim)
 			continue
 		}
+		slot := conns.add()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer open.Add(-1)
-			h.serveConn(ctx, c, lim, budget)
+			defer conns.remove(slot)
+			h.serveConn(ctx, c, lim, budget, slot)
 		}()
 	}
+}
+
+// connSet is the connections being served, so that at the cap the one
+// idle longest can make room: a client holding connections it says
+// nothing on (or starts lines on that it never ends) must not shut every
+// other client out. A connection with a call being answered (a gate
+// waiting for a human, an answer being written) is never closed for
+// another.
+type connSet struct {
+	mu    sync.Mutex
+	slots map[*connSlot]struct{}
+	// closing counts the connections closed to make room whose serving
+	// has not ended yet: the cap allows for them meanwhile.
+	closing atomic.Int64
+}
+
+// connSlot is one served connection.
+type connSlot struct {
+	set     *connSet
+	since   time.Time   // accepted, or its last answer written
+	reader  *connReader // set once its reader runs
+	evicted bool        // closed to make room
+}
+
+func (s *connSet) add() *connSlot {
+	slot := &connSlot{set: s, since: time.Now()}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.slots == nil {
+		s.slots = map[*connSlot]struct{}{}
+	}
+	s.slots[slot] = struct{}{}
+	return slot
+}
+
+func (s *connSet) remove(slot *connSlot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.slots, slot)
+	if slot.evicted {
+		s.closing.Add(-1)
+	}
+}
+
+// serving records the connection's reader (closing it at once if it was
+// chosen to make room before it started); nothing for no slot.
+func (slot *connSlot) serving(r *connReader) {
+	if slot == nil {
+		return
+	}
+	slot.set.mu.Lock()
+	defer slot.set.mu.Unlock()
+	slot.reader = r
+	if slot.evicted {
+		r.hangup()
+	}
+}
+
+// answered records that an answer was just written.
+func (slot *connSlot) answered() {
+	if slot == nil {
+		return
+	}
+	slot.set.mu.Lock()
+	defer slot.set.mu.Unlock()
+	slot.since = time.Now()
+}
+
+// evictIdlest closes the connection with no call being answered that has
+// been so longest, for after at least; false when there is none.
+func (s *connSet) evictIdlest(after time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var victim *connSlot
+	cutoff := time.Now().Add(-after)
+	for slot := range s.slots {
+		if slot.evicted || slot.since.After(cutoff) || (slot.reader != nil && slot.reader.busy.Load() > 0) {
+			continue
+		}
+		if victim == nil || slot.since.Before(victim.since) {
+			victim = slot
+		}
+	}
+	if victim == nil {
+		return false
+	}
+	victim.evicted = true
+	s.closing.Add(1)
+	if victim.reader != nil {
+		victim.reader.hangup()
+	} // else: accepted, not yet read: serving closes it
+	return true
 }
 
 // refuse answers a connection past the cap with one error line. The
@@ -164,7 +267,11 @@ func lingerClose(c net.Conn) {
 // watches the connection all the while, so that when the caller hangs up
 // a call it left waiting for a human is cancelled at once (journaled as
 // cancelled, never approvable) instead of staying pending.
-func (h *Handler) serveConn(ctx context.Context, c net.Conn, lim ConnLimits, budget *lineBudget) {
+//
+// slot, when not nil, is the connection's place in the served set (an
+// in-process connection has none): its reader is recorded there, and the
+// time of each answer, so that at the cap the idlest can make room.
+func (h *Handler) serveConn(ctx context.Context, c net.Conn, lim ConnLimits, budget *lineBudget, slot *connSlot) {
 	defer c.Close()
 	cctx, hangup := context.WithCancel(context.WithValue(ctx, peerKey{}, peerPID(c)))
 	defer hangup()
@@ -173,6 +280,7 @@ func (h *Handler) serveConn(ctx context.Context, c net.Conn, lim ConnLimits, bud
 	defer stop()
 	rc := &connReader{ctx: cctx, c: c, rd: rd, lim: lim, hangup: hangup,
 		lines: newLineReader(c, wire.MaxMessage, budget), msgs: make(chan inbound, maxQueued)}
+	slot.serving(rc)
 	go rc.run()
 	// Messages left unanswered give their share of the budget back once
 	// the reader has stopped (hangup stops it).
@@ -194,6 +302,7 @@ func (h *Handler) serveConn(ctx context.Context, c net.Conn, lim ConnLimits, bud
 		c.SetWriteDeadline(time.Now().Add(lim.WriteTimeout))
 		err := enc.Encode(resp)
 		rc.busy.Add(-1)
+		slot.answered()
 		if err != nil || m.last {
 			return
 		}
@@ -308,6 +417,6 @@ func (h *Handler) Local(ctx context.Context) net.Conn {
 	lim := h.limits.withDefaults()
 	h.localOnce.Do(func() { h.localBudget = &lineBudget{max: lim.PartialBytes} })
 	client, server := net.Pipe()
-	go h.serveConn(ctx, server, lim, h.localBudget)
+	go h.serveConn(ctx, server, lim, h.localBudget, nil)
 	return client
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // The socket limits in policy.json bind a real `serve`: one connection
-// past max_connections is told too_many_connections and closed, and a
-// connection silent for connection_idle_ms is closed.
+// past max_connections is served in the place of the one idle longest,
+// which is closed, and a connection silent for connection_idle_ms is
+// closed.
 func TestServeConnectionLimitsFromPolicy(t *testing.T) {
 	w := newWorkspace(t)
 	pol := filepath.Join(w.dir, ".leasedeck", "policy.json")
@@ -56,21 +57,36 @@ func TestServeConnectionLimitsFromPolicy(t *testing.T) {
 		}
 		held = append(held, conn{c, r})
 	}
-	extra, err := net.Dial("unix", w.sock())
-	if err != nil {
-		t.Fatal(err)
+	// Past the cap a new client is refused while the held connections
+	// have just been answered, then served in the place of the one idle
+	// longest (a second without a call), which is closed.
+	var extra net.Conn
+	var xr *bufio.Reader
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		c, err := net.Dial("unix", w.sock())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		r := bufio.NewReader(c)
+		c.Write([]byte(`{"op":"status"}` + "\n"))
+		m := answer(c, r)
+		if m["ok"] == true {
+			extra, xr = c, r
+			break
+		}
+		if e, _ := m["error"].(map[string]any); e == nil || e["code"] != "too_many_connections" || time.Now().After(deadline) {
+			t.Fatalf("past the cap: %v", m)
+		}
+		if _, err := r.ReadByte(); err == nil {
+			t.Fatalf("a refused connection stays open")
+		}
 	}
-	defer extra.Close()
-	extra.SetDeadline(time.Now().Add(10 * time.Second))
-	xr := bufio.NewReader(extra)
-	m := answer(extra, xr)
-	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != "too_many_connections" {
-		t.Fatalf("past the cap: %v", m)
+	if _, err := held[0].r.ReadByte(); err != io.EOF {
+		t.Fatalf("past the cap the idlest connection stays open: %v", err)
 	}
-	if _, err := xr.ReadByte(); err != io.EOF {
-		t.Fatalf("past the cap the connection stays open: %v", err)
-	}
-	for _, h := range held {
+	for _, h := range append(held[1:], conn{extra, xr}) {
 		start := time.Now()
 		if _, err := h.r.ReadByte(); err != io.EOF {
 			t.Fatalf("a silent connection: %v, want EOF", err)

@@ -88,7 +88,7 @@ var Codes = []struct {
 }{
 	{BadRequest, "the message is malformed, names an unknown op, or a member is missing, of the wrong type or out of range (a usage figure that is not finite, is negative, is above 2^53−1, or tokens that are not whole)"},
 	{TooLarge, "the message is over 4 MiB, or the registry already holds 64 MiB of unfinished messages; the connection is closed after this answer"},
-	{TooManyConnections, "the registry already serves as many connections as `max_connections` allows (256 by default); the connection is closed after this answer"},
+	{TooManyConnections, "the registry already serves as many connections as `max_connections` allows (256 by default), none of them idle for a second without a call being answered (the idlest is closed to make room); the connection is closed after this answer"},
 	{TooSlow, "a message did not reach its newline within 10 s of its first byte; the connection is closed after this answer"},
 	{Unauthorized, "the op, or this use of it, needs the operator token"},
 	{WrongSession, "the session capability is missing or belongs to another session"},
