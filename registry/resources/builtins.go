@@ -51,7 +51,7 @@ func (a *analyzer) run(args []*syntax.Word, c ctx) {
 	}
 	spec, isWrapper := wrappers[name]
 	if isWrapper && transparentWrappers[name] {
-		a.wrapper(name, spec, rest, c)
+		a.wrapper(name, *spec, rest, c)
 		return
 	}
 	a.addExe(name)
@@ -80,7 +80,7 @@ func (a *analyzer) run(args []*syntax.Word, c ctx) {
 		a.interpreter(name, rest, c)
 	default:
 		if isWrapper {
-			a.wrapper(name, spec, rest, c)
+			a.wrapper(name, *spec, rest, c)
 			return
 		}
 		a.model(name, rest, c)

@@ -4,7 +4,7 @@ import "mvdan.cc/sh/v3/syntax"
 
 // xargs records the program xargs runs (echo when none is named).
 func (a *analyzer) xargs(args []*syntax.Word, c ctx) {
-	opts, err := parseOpts("xargs", wrappers["xargs"], args)
+	opts, err := parseOpts("xargs", *wrappers["xargs"], args)
 	if err != nil {
 		a.failf("%v", err)
 		return

@@ -26,8 +26,10 @@ type optSpec struct {
 
 // wrappers maps a program that runs the program named by its arguments to the
 // grammar of its options. find, xargs, busybox and the shells have their own
-// handlers.
-var wrappers = map[string]optSpec{
+// handlers. Every command word is looked up here, and a map of values as
+// large as optSpec is read through the runtime's slow path: it holds
+// pointers.
+var wrappers = map[string]*optSpec{
 	"env": {
 		flags: "i0v", args: "uCSa",
 		long:     []string{"ignore-environment", "null", "debug", "help", "version", "list-signal-handling"},
