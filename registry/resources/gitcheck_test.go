@@ -174,3 +174,29 @@ func BenchmarkGitObjectsOrdinary(b *testing.B) {
 		})
 	}
 }
+
+// TestGitCheckConcurrent: calls checked at once share the object cache
+// and agree with a check made alone.
+func TestGitCheckConcurrent(t *testing.T) {
+	ws := gitWorkspace(t, append(append([]string{}, commitsWithEnvFirst...), "git gc -q")...)
+	lines := map[string]string{"git log -p": "denied", "git log -p -2": "ok", "git show HEAD~3": "denied", "git diff HEAD~3 HEAD": "ok"}
+	done := make(chan string)
+	for range 4 {
+		go func() {
+			var bad []string
+			for range 20 {
+				for line, want := range lines {
+					if got, why := gitVerdict(t, ws, line); got != want {
+						bad = append(bad, line+": "+got+" "+why)
+					}
+				}
+			}
+			done <- strings.Join(bad, "; ")
+		}()
+	}
+	for range 4 {
+		if bad := <-done; bad != "" {
+			t.Error(bad)
+		}
+	}
+}

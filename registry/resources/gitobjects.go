@@ -48,6 +48,13 @@ var gitBounds = struct {
 	time             time.Duration
 }{MaxGitCommits, MaxGitEntries, maxGitTime}
 
+// gitObjectCache keeps the objects the checks read, across calls and
+// repositories: an object's id is the hash of its content, so the object
+// an id names never changes, and the next git show HEAD reads only its
+// refs. Objects larger than maxGitObject are read from disk as needed and
+// not kept.
+var gitObjectCache = cache.NewObjectLRU(16 << 20)
+
 // errGitBound is returned when a bound of the check is passed.
 var errGitBound = errors.New("bound passed")
 
@@ -83,7 +90,7 @@ func openGitStore(gitDir, common string, deadline time.Time) (*gitStore, error) 
 	if common != gitDir {
 		fsys = dotgit.NewRepositoryFilesystem(osfs.New(gitDir), osfs.New(common))
 	}
-	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRU(8<<20), filesystem.Options{LargeObjectThreshold: maxGitObject})
+	st := filesystem.NewStorageWithOptions(fsys, gitObjectCache, filesystem.Options{LargeObjectThreshold: maxGitObject})
 	return &gitStore{st: st, gitDir: gitDir, common: common, commits: gitBounds.commits, entries: gitBounds.entries, deadline: deadline}, nil
 }
 
@@ -110,8 +117,12 @@ func (s *gitStore) spend(commit bool) error {
 	return nil
 }
 
-// object is the object h; its type is all that is read of a large blob.
+// object is the object h (from gitObjectCache when it is there); its
+// type is all that is read of a large blob.
 func (s *gitStore) object(h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if o, ok := gitObjectCache.Get(h); ok {
+		return o, nil
+	}
 	return s.st.EncodedObject(plumbing.AnyObject, h)
 }
 
@@ -119,14 +130,22 @@ func (s *gitStore) commit(h plumbing.Hash) (*object.Commit, error) {
 	if err := s.spend(true); err != nil {
 		return nil, err
 	}
-	return object.GetCommit(s.st, h)
+	o, err := s.object(h)
+	if err != nil {
+		return nil, err
+	}
+	return object.DecodeCommit(s.st, o)
 }
 
 func (s *gitStore) tree(h plumbing.Hash) (*object.Tree, error) {
 	if err := s.spend(false); err != nil {
 		return nil, err
 	}
-	return object.GetTree(s.st, h)
+	o, err := s.object(h)
+	if err != nil {
+		return nil, err
+	}
+	return object.DecodeTree(s.st, o)
 }
 
 // peel follows tags to the object they name (at most a few levels: a
