@@ -166,6 +166,7 @@ func (r CallRules) factsOf(workspace string, call ToolCall) callFacts {
 	if parsed+content < concurrentScanBytes {
 		f.masked, f.secrets = r.scanSecrets(call)
 		f.use, f.useErr = resources.FromToolCall(workspace, call.Tool, call.Input)
+		r.scanDequoted(&f, call)
 		return f
 	}
 	var masked any
@@ -178,7 +179,37 @@ func (r CallRules) factsOf(workspace string, call ToolCall) callFacts {
 	f.use, f.useErr = resources.FromToolCall(workspace, call.Tool, call.Input)
 	<-done
 	f.masked, f.secrets = masked, secrets
+	r.scanDequoted(&f, call)
 	return f
+}
+
+// scanDequoted scans a shell line's words as the shell passes them: a
+// credential split by quoting ("gh""p_…", $'\x67hp_…', a variable set on
+// the line) is held like one written whole. What the human and the
+// journal are shown is then the command with its words dequoted and the
+// credential masked, since the written line shows the credential in
+// pieces that no detector masks.
+func (r CallRules) scanDequoted(f *callFacts, call ToolCall) {
+	if r.PassSecrets || f.use.Dequoted == "" {
+		return
+	}
+	_, found := redact.Redact(f.use.Dequoted)
+	var creds []redact.Finding
+	for _, fd := range found {
+		if fd.Credential() {
+			fd.Path = "/command"
+			creds = append(creds, fd)
+		}
+	}
+	if len(creds) == 0 {
+		return
+	}
+	f.secrets = append(f.secrets, creds...)
+	cmd, _ := call.Input["command"].(string)
+	masked, _ := redact.Redact(resources.DequotedLine(cmd))
+	shown := "(the words as the shell passes them, credential masked) " + masked
+	f.summary = redact.Summary(call.Tool, map[string]any{"command": shown}, 200)
+	f.masked = map[string]any{"command": shown}
 }
 
 // scanSecrets is the call's input with every secret masked, and the

@@ -35,6 +35,9 @@ func (a *analyzer) script(src string, c ctx) {
 		}
 		return
 	}
+	if !wordsAsWritten(src) && len(a.use.Dequoted) < maxDequoted {
+		a.use.Dequoted += dequotedWords(f)
+	}
 	if mayHoldLoopOrFunction(src) {
 		a.prescanCwd(f)
 	}
@@ -126,4 +129,10 @@ func mentionsCwdChange(n syntax.Node) bool {
 		return !found
 	})
 	return found
+}
+
+// wordsAsWritten: src holds no quote, backslash or expansion, so every
+// word passes as written and dequotedWords would add nothing.
+func wordsAsWritten(src string) bool {
+	return strings.IndexAny(src, "'\"\\$`") < 0
 }

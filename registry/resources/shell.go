@@ -54,6 +54,10 @@ import (
 // "python3 - <<< \"$x\"", "python3 -c \"$(curl …)\""). It is deliberately
 // conservative: an interpreter run by a function body counts as piped.
 type ShellUse struct {
+	// Dequoted is the line's words as the shell passes them where that
+	// differs from how they are written (see dequotedWords): scanned for
+	// secrets, never judged.
+	Dequoted             string   `json:"-"`
 	Executables          []string `json:"executables"`
 	Reads                []string `json:"reads"`
 	Writes               []string `json:"writes"`

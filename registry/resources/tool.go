@@ -41,6 +41,9 @@ type Use struct {
 	GitReads []GitReadRef `json:"git_reads,omitempty"`
 	// GitChecked is CheckGitReads' answer for a deny list, once done.
 	GitChecked *GitCheck `json:"-"`
+	// Dequoted is a shell line's words with their quoting removed (see
+	// ShellUse.Dequoted): scanned for secrets.
+	Dequoted string `json:"-"`
 }
 
 // FieldError is a tool input the gate cannot use. Pointer is the JSON pointer
