@@ -89,26 +89,22 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) GateAnswer {
 	if facts.tooBig != "" {
 		return s.refuseCall(req, VerdictDeny, facts.tooBig)
 	}
-	if len(facts.use.GitReads) > 0 {
-		// Reading the repository is done before the lock too.
+	if len(facts.use.GitReads) > 0 || len(facts.use.TreeReads) > 0 {
+		// The walk below a recursive read's roots and the read of a
+		// repository read the file system: done before the lock, against
+		// the lease's deny list (which a lease keeps for life; decide
+		// reads again if it differs).
 		s.mu.Lock()
 		deny, ok := s.leaseDeny(req.LeaseID)
 		s.mu.Unlock()
 		if ok {
 			deny = treeDeny(deny)
-			facts.use.GitChecked = &resources.GitCheck{Deny: deny, Result: resources.CheckGitReads(facts.use.GitReads, deny)}
-		}
-	}
-	if len(facts.use.TreeReads) > 0 {
-		// The walk below a recursive read's roots reads the file system:
-		// done before the lock, against the lease's deny list (which a
-		// lease keeps for life; decide walks again if it differs).
-		s.mu.Lock()
-		deny, ok := s.leaseDeny(req.LeaseID)
-		s.mu.Unlock()
-		if ok {
-			deny = treeDeny(deny)
-			facts.use.TreeChecked = &resources.TreeCheck{Deny: deny, Result: resources.CheckTrees(facts.use.TreeReads, deny)}
+			if len(facts.use.GitReads) > 0 {
+				facts.use.GitChecked = &resources.GitCheck{Deny: deny, Result: resources.CheckGitReads(facts.use.GitReads, deny)}
+			}
+			if len(facts.use.TreeReads) > 0 {
+				facts.use.TreeChecked = &resources.TreeCheck{Deny: deny, Result: resources.CheckTrees(facts.use.TreeReads, deny)}
+			}
 		}
 	}
 	s.mu.Lock()
