@@ -193,11 +193,9 @@ func (r CallRules) scanDequoted(f *callFacts, call ToolCall) {
 	if r.PassSecrets || f.use.Dequoted == "" {
 		return
 	}
-	_, found := redact.Redact(f.use.Dequoted)
 	var creds []redact.Finding
-	for _, fd := range found {
+	for _, fd := range redact.FindingsIn(map[string]any{"command": f.use.Dequoted}) {
 		if fd.Credential() {
-			fd.Path = "/command"
 			creds = append(creds, fd)
 		}
 	}
