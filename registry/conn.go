@@ -299,10 +299,14 @@ func (h *Handler) serveConn(ctx context.Context, c net.Conn, lim ConnLimits, bud
 			resp = h.answer(cctx, m.line)
 		}
 		budget.give(m.held)
+		// The answer's time is taken before it is written: a client that
+		// has read it and calls on another connection then always finds
+		// this one answered earlier (while it is written, busy keeps it
+		// from being closed).
+		slot.answered()
 		c.SetWriteDeadline(time.Now().Add(lim.WriteTimeout))
 		err := enc.Encode(resp)
 		rc.busy.Add(-1)
-		slot.answered()
 		if err != nil || m.last {
 			return
 		}
