@@ -186,28 +186,44 @@ func (r CallRules) factsOf(workspace string, call ToolCall) callFacts {
 // scanDequoted scans a shell line's words as the shell passes them: a
 // credential split by quoting ("gh""p_…", $'\x67hp_…', a variable set on
 // the line) is held like one written whole. What the human and the
-// journal are shown is then the command with its words dequoted and the
-// credential masked, since the written line shows the credential in
-// pieces that no detector masks.
+// journal are shown is then dequotedShown, since the written line shows
+// the credential in pieces that no detector masks.
 func (r CallRules) scanDequoted(f *callFacts, call ToolCall) {
-	if r.PassSecrets || f.use.Dequoted == "" {
+	if r.PassSecrets {
 		return
 	}
-	var creds []redact.Finding
-	for _, fd := range redact.FindingsIn(map[string]any{"command": f.use.Dequoted}) {
-		if fd.Credential() {
-			creds = append(creds, fd)
-		}
-	}
+	creds := dequotedCredentials(f.use)
 	if len(creds) == 0 {
 		return
 	}
 	f.secrets = append(f.secrets, creds...)
-	cmd, _ := call.Input["command"].(string)
-	masked, _ := redact.Redact(resources.DequotedLine(cmd))
-	shown := "(the words as the shell passes them, credential masked) " + masked
+	shown := dequotedShown(call)
 	f.summary = redact.Summary(call.Tool, map[string]any{"command": shown}, 200)
 	f.masked = map[string]any{"command": shown}
+}
+
+// dequotedCredentials are the credentials found in a shell line's words
+// as the shell passes them (see resources.ShellUse.Dequoted).
+func dequotedCredentials(use resources.Use) []redact.Finding {
+	if use.Dequoted == "" {
+		return nil
+	}
+	var creds []redact.Finding
+	for _, fd := range redact.FindingsIn(map[string]any{"command": use.Dequoted}) {
+		if fd.Credential() {
+			creds = append(creds, fd)
+		}
+	}
+	return creds
+}
+
+// dequotedShown is a shell call's command as a person is shown it when
+// only its dequoted words reveal a credential: every word dequoted, the
+// credential masked.
+func dequotedShown(call ToolCall) string {
+	cmd, _ := call.Input["command"].(string)
+	masked, _ := redact.Redact(resources.DequotedLine(cmd))
+	return "(the words as the shell passes them, credential masked) " + masked
 }
 
 // scanSecrets is the call's input with every secret masked, and the

@@ -26,6 +26,11 @@ const (
 // callView derives the view of a held call.
 func callView(call ToolCall, use resources.Use) approvals.CallView {
 	v := approvals.CallView{Text: callText(call)}
+	if len(dequotedCredentials(use)) > 0 {
+		// The written line holds the credential in pieces no detector
+		// masks: the person is shown the words dequoted, masked.
+		v.Text = dequotedShown(call)
+	}
 	v.Programs = capList(use.Executables)
 	for _, p := range use.Reads {
 		v.Reads = append(v.Reads, displayPath(p))

@@ -72,13 +72,26 @@ func TestHookRefusesWhatTheGateCouldNotSee(t *testing.T) {
 
 // A call that carries a credential is held for a human even though the
 // lease allows it (echo, no approval), the human is shown it masked, and
-// no journal line ever holds it.
+// no journal line ever holds it: written whole, or put together by the
+// shell from quoted pieces, an escape or a variable set on the line
+// (then not even its tail is shown or kept).
 func TestHookHoldsACallCarryingASecret(t *testing.T) {
+	const tail = "aB3cD6eF9gH2iJ5kL8mN1oP4qR7sT0uV3wX6y"
+	for name, line := range map[string]string{
+		"whole":    "echo ghp_" + tail + " | tee notes.txt",
+		"quoted":   `echo "gh""p_` + tail + `" | tee notes.txt`,
+		"escaped":  `echo $'\x67hp_` + tail + `' | tee notes.txt`,
+		"variable": `x=ghp_; echo "${x}` + tail + `" | tee notes.txt`,
+	} {
+		t.Run(name, func(t *testing.T) { holdsSecret(t, line, "ghp_"+tail, tail) })
+	}
+}
+
+func holdsSecret(t *testing.T, line, secret, tail string) {
 	w := newWorkspace(t)
 	w.serve()
-	const secret = "ghp_aB3cD6eF9gH2iJ5kL8mN1oP4qR7sT0uV3wX6y"
 	stdin := w.payload("claude-code", "PreToolUse", func(m map[string]any) {
-		m["tool_input"].(map[string]any)["command"] = "echo " + secret + " | tee notes.txt"
+		m["tool_input"].(map[string]any)["command"] = line
 	})
 	done := make(chan result, 1)
 	go func() { done <- w.hook("claude-code", stdin) }()
@@ -106,7 +119,7 @@ func TestHookHoldsACallCarryingASecret(t *testing.T) {
 	}
 	p := pending[0]
 	shown := p.Summary + " " + p.Reason
-	if strings.Contains(shown, secret) || !strings.Contains(shown, "[redacted]") || !strings.Contains(p.Reason, "credential") {
+	if strings.Contains(shown, tail) || !strings.Contains(shown, "[redacted]") || !strings.Contains(p.Reason, "credential") {
 		t.Errorf("the human is shown %q (names %v)", shown, p.Names)
 	}
 	if r := w.run("", "deny", p.ID, "--reason", "that is a token"); r.code != 0 {
@@ -123,8 +136,12 @@ func TestHookHoldsACallCarryingASecret(t *testing.T) {
 	}
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
-		if strings.Contains(string(b), secret) {
-			t.Errorf("%s holds the token", filepath.Base(f))
+		if strings.Contains(string(b), secret) || strings.Contains(string(b), tail) {
+			for _, l := range strings.Split(string(b), "\n") {
+				if strings.Contains(l, tail) {
+					t.Errorf("%s holds the token: %s", filepath.Base(f), l)
+				}
+			}
 		}
 	}
 }
