@@ -127,7 +127,7 @@ func TestConnectionDeadlines(t *testing.T) {
 		t.Fatalf("a new client afterwards: %+v", a)
 	}
 	close(stop)
-	if worst := <-slowest; worst > time.Second {
+	if worst := <-slowest; worst > 3*time.Second { // a call stalled behind an abuser waits out its deadline or its whole send: far longer
 		t.Errorf("the ordinary client's slowest call beside the abusers: %v", worst)
 	}
 }
@@ -248,7 +248,7 @@ func TestUnfinishedMessagesAreNotKept(t *testing.T) {
 		}
 	}
 	close(stop)
-	if worst := <-slowest; worst > time.Second {
+	if worst := <-slowest; worst > 3*time.Second { // a call stalled behind an abuser waits out its deadline or its whole send: far longer
 		t.Errorf("the ordinary client's slowest call while 32 clients abused: %v", worst)
 	}
 	var after runtime.MemStats

@@ -133,10 +133,10 @@ func TestCockpitApprovalsViewAndQuit(t *testing.T) {
 		}
 	}
 	s.keys("Escape") // back to the view
-	s.waitScreen("the approvals view again", 5*time.Second, func(sc string) bool { return strings.Contains(sc, "APPROVALS —") })
+	s.waitScreen("the approvals view again", 15*time.Second, func(sc string) bool { return strings.Contains(sc, "APPROVALS —") })
 	time.Sleep(300 * time.Millisecond) // two escapes at once read as alt+esc
 	s.keys("Escape")                   // close it
-	s.waitScreen("the view closed", 5*time.Second, func(sc string) bool { return !strings.Contains(sc, "APPROVALS —") })
+	s.waitScreen("the view closed", 15*time.Second, func(sc string) bool { return !strings.Contains(sc, "APPROVALS —") })
 
 	// The approvals view lists every pending request; * marks them all
 	// and D denies them with one reason.
@@ -152,7 +152,7 @@ func TestCockpitApprovalsViewAndQuit(t *testing.T) {
 	s.keys("*")
 	s.keys("D")
 	const reason = "e2e: not during the freeze"
-	s.waitScreen("the bulk deny prompt", 5*time.Second, func(sc string) bool { return strings.Contains(sc, "one reason for every agent") })
+	s.waitScreen("the bulk deny prompt", 15*time.Second, func(sc string) bool { return strings.Contains(sc, "one reason for every agent") })
 	s.text(reason)
 	s.keys("Enter")
 	var denied []map[string]any
@@ -210,7 +210,7 @@ func TestCockpitApprovalsViewAndQuit(t *testing.T) {
 		t.Errorf("the quit question does not say what is affected:\n%s", sc)
 	}
 	s.keys("Escape")
-	s.waitScreen("the cockpit again after esc", 5*time.Second, func(sc string) bool {
+	s.waitScreen("the cockpit again after esc", 15*time.Second, func(sc string) bool {
 		return !strings.Contains(sc, "QUIT AND STOP") && strings.Contains(sc, "Leases")
 	})
 	// Quit with a request waiting, so that its agent is told.

@@ -402,7 +402,7 @@ func TestRunRevocationStopsTheTree(t *testing.T) {
 		t.Fatalf("no lease on run's first line: %q", lines.Text())
 	}
 	go io.Copy(io.Discard, stderr)
-	waitFor(t, 5*time.Second, func() bool { b, _ := os.ReadFile(pidFile); return strings.Count(string(b), "\n") == 2 })
+	waitFor(t, 15*time.Second, func() bool { b, _ := os.ReadFile(pidFile); return strings.Count(string(b), "\n") == 2 })
 	start := time.Now()
 	if r := c.run("", "revoke", m[1], "--reason", "test revocation"); r.code != 0 {
 		t.Fatalf("revoke: %+v", r)
