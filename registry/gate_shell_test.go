@@ -164,6 +164,8 @@ var hostileLines = map[string][]string{
 		"git show HEAD:./.env", "git log -p -- .env", "git diff --no-index ~/.ssh/id_rsa /dev/null",
 		"git cat-file -p e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", "git cat-file --batch", "find .. -name '*.pem'",
 		"diff -r ~ src", "grep -rl pass /etc", "git grep -e key HEAD -- .env", "git show :.env",
+		"git config --blob HEAD:.env --list", "git config --blob=:.env -l", "git config --blob e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 -l",
+		"git config --blob main --list", "git config --bl HEAD:.env -l",
 	},
 	"8 writes where the gate does not look": {
 		"find . -fprintf ~/.bashrc x", "find . -fprint /tmp/x", "find . -fls ~/.bashrc", "sed -n 'w /tmp/x' src/a.go",

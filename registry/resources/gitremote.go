@@ -153,6 +153,16 @@ func gitConfig(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 		a.failf("the gate cannot tell what this writes: git config --edit opens an editor on the configuration")
 		return
 	}
+	// --blob reads its configuration from an object, which prints what it
+	// holds: REV:path names a file, read like git show's; anything else
+	// could be any file's content.
+	for _, b := range g.opts["blob"] {
+		if !strings.Contains(b, ":") {
+			a.failf("cannot tell what git config reads: --blob %s names an object, not a path", b)
+			return
+		}
+		a.gitReadOps(prog, []*syntax.Word{valueWord(b)}, c)
+	}
 	ops := g.all()
 	var verb string
 	if len(ops) > 0 {
