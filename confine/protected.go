@@ -1,7 +1,10 @@
 package confine
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -45,12 +48,35 @@ func protectedGlobPaths(globs []string, ws, home string, state []string) ([]stri
 			paths = m
 		}
 		for _, p := range paths {
-			if !holdsState(p, state) {
-				out = append(out, p)
+			if holdsState(p, state) || missingHookMachinery(p) {
+				continue
 			}
+			out = append(out, p)
 		}
 	}
 	return out, nil
+}
+
+// hookMachinery are the configurations of the commit-hook tools that
+// policy.json protects by default (workspace.DefaultProtectedWrites).
+// Each runs only through a hook that git's own directory holds (husky's
+// core.hooksPath, the shims pre-commit and lefthook install in
+// .git/hooks), which no run can write: where the configuration is
+// missing, the tool is not installed, and a file planted there runs
+// nothing. So a missing one is left missing rather than held by a
+// placeholder that would show in every confined run's work tree.
+var hookMachinery = map[string]bool{".husky": true, ".pre-commit-config.yaml": true,
+	"lefthook.yml": true, "lefthook.yaml": true, ".lefthook.yml": true, ".lefthook.yaml": true,
+	"lefthook-local.yml": true, "lefthook-local.yaml": true}
+
+// missingHookMachinery: p is a hook tool's configuration that does not
+// exist (see hookMachinery).
+func missingHookMachinery(p string) bool {
+	if !hookMachinery[filepath.Base(p)] {
+		return false
+	}
+	_, err := os.Lstat(p)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // isGitDir: p is a repository's .git directory.

@@ -11,17 +11,20 @@ import (
 // a glob over the workspace root is what it matches now, git's own
 // directory and the client's own state are left alone.
 func TestProtectedGlobPaths(t *testing.T) {
-	root := tree(t, "ws/.env.local", "ws/src/a", "ws/notes.secret", "home/.claude/settings.json")
+	root := tree(t, "ws/.env.local", "ws/src/a", "ws/notes.secret", "home/.claude/settings.json", "ws/.husky/pre-commit")
 	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
 	globs := []string{".git/**", ".github/workflows/**", ".vscode/tasks.json", ".mcp.json", "~/.claude.json",
-		".claude/settings*.json", "~/.claude/settings*.json", "*.secret", "~/.codex/**", "opencode.jsonc"}
+		".claude/settings*.json", "~/.claude/settings*.json", "*.secret", "~/.codex/**", "opencode.jsonc",
+		".husky/**", "lefthook.yml", ".pre-commit-config.yaml"}
 	cases := []struct {
 		client    string
 		want, not []string
 	}{
 		{"claude-code",
-			[]string{".github/workflows", ".vscode/tasks.json", ".mcp.json", ".claude", "notes.secret", "~/.codex", "opencode.jsonc"},
-			[]string{".git", "~/.claude.json", "~/.claude", "src", ".env.local"}},
+			[]string{".github/workflows", ".vscode/tasks.json", ".mcp.json", ".claude", "notes.secret", "~/.codex", "opencode.jsonc", ".husky"},
+			// A commit-hook tool's missing configuration: the tool is not
+			// installed, and a placeholder would only clutter the tree.
+			[]string{".git", "~/.claude.json", "~/.claude", "src", ".env.local", "lefthook.yml", ".pre-commit-config.yaml"}},
 		{"codex-cli",
 			[]string{".github/workflows", ".mcp.json", "~/.claude.json", "~/.claude", ".claude"},
 			[]string{".git", "~/.codex"}},

@@ -369,7 +369,8 @@ func benchCallRules(b *testing.B) CallRules {
 	}
 	return CallRules{
 		ProtectedWrites: []string{".git/**", ".github/workflows/**",
-			".vscode/tasks.json", ".mcp.json", "~/.claude.json"},
+			".vscode/tasks.json", ".mcp.json", "~/.claude.json", ".husky/**", ".pre-commit-config.yaml", "lefthook.yml",
+			"lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", "lefthook-local.yaml"},
 		ProtectedDirs: []string{filepath.Join(home, ".config", "leasedeck"), filepath.Join(home, ".local", "state", "leasedeck")},
 	}
 }

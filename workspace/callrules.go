@@ -11,12 +11,16 @@ import (
 // DefaultProtectedWrites are policy.json's default "protected_writes":
 // files that make a later, ordinary command run a program — git hooks and
 // local git config, CI workflows, editor tasks, MCP server lists, Claude
-// Code's user state. No lease may write them (the registry adds its own
+// Code's user state, and the configurations of the commit-hook tools
+// (husky, pre-commit, lefthook), which run what they name at the human's
+// next commit. No lease may write them (the registry adds its own
 // files and every client's hook settings, registry.ImplicitProtectedWrites,
 // whatever the file says). Reading them stays allowed: `grep -r` over a
 // repository reads .git/config.
 var DefaultProtectedWrites = []string{".git/**", ".github/workflows/**",
-	".vscode/tasks.json", ".mcp.json", "~/.claude.json"}
+	".vscode/tasks.json", ".mcp.json", "~/.claude.json",
+	".husky/**", ".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml",
+	".lefthook.yaml", "lefthook-local.yml", "lefthook-local.yaml"}
 
 // parseCallRules reads "protected_writes" (absent: the defaults; [] turns
 // them off) and "hold_secrets" (absent: true) from policy.json.

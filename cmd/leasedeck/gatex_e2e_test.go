@@ -40,6 +40,15 @@ func TestHookRefusesWhatTheGateCouldNotSee(t *testing.T) {
 		{"shell write to .vscode/tasks.json", "claude-code", "PreToolUse", func(m map[string]any) {
 			input(m)["command"] = `echo '{"tasks":[]}' > .vscode/tasks.json`
 		}, `"permissionDecision":"deny"`},
+		{"Write husky's pre-commit hook", "claude-code", "PreToolUse.Write", func(m map[string]any) {
+			input(m)["file_path"] = filepath.Join(w.dir, ".husky/pre-commit")
+		}, `"permissionDecision":"deny"`},
+		{"shell write to lefthook.yml", "claude-code", "PreToolUse", func(m map[string]any) {
+			input(m)["command"] = `echo 'pre-commit: {commands: {x: {run: id}}}' > lefthook.yml`
+		}, `"permissionDecision":"deny"`},
+		{"shell write to .pre-commit-config.yaml", "claude-code", "PreToolUse", func(m map[string]any) {
+			input(m)["command"] = `printf 'repos: []\n' >> .pre-commit-config.yaml`
+		}, `"permissionDecision":"deny"`},
 		{"shell write to .mcp.json", "claude-code", "PreToolUse", func(m map[string]any) {
 			input(m)["command"] = `echo '{}' > .mcp.json`
 		}, `"permissionDecision":"deny"`},

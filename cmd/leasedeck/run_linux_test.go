@@ -60,6 +60,10 @@ func newConfinedWS(t *testing.T, writePaths []string) *confinedWS {
 		filepath.Join(c.dir, "src", "keep.txt"):                    "keep\n",
 		filepath.Join(c.dir, ".env"):                               "SECRET=1\n",
 		filepath.Join(c.dir, ".git", "hooks", "pre-commit.sample"): "#!/bin/sh\n",
+		// The repository uses husky and lefthook: their configurations
+		// run what they name at the human's next commit.
+		filepath.Join(c.dir, ".husky", "pre-commit"): "npx lint-staged\n",
+		filepath.Join(c.dir, "lefthook.yml"):         "pre-commit:\n  commands: {}\n",
 	}
 	for p, body := range files {
 		os.MkdirAll(filepath.Dir(p), 0o700)
@@ -104,6 +108,7 @@ func (c *confinedWS) protectedFiles() []string {
 		filepath.Join(c.dir, ".leasedeck", "policy.json"), filepath.Join(c.dir, ".leasedeck", "agents", "claude-code.json"),
 		filepath.Join(c.dir, ".claude", "settings.json"), filepath.Join(c.home, ".claude", "settings.json"),
 		filepath.Join(c.dir, ".git", "config"), filepath.Join(c.home, ".ssh", "id_rsa"), filepath.Join(c.dir, ".env"),
+		filepath.Join(c.dir, ".husky", "pre-commit"), filepath.Join(c.dir, "lefthook.yml"),
 	}
 	secrets, _ := filepath.Glob(filepath.Join(c.state, "leasedeck", "*", "*"))
 	for _, p := range secrets {
@@ -163,6 +168,9 @@ try plant_qwen sh -c "mkdir -p $WS/.qwen && echo '{}' > $WS/.qwen/settings.json"
 try plant_opencode_plugin sh -c "mkdir -p $WS/.opencode/plugin && echo x > $WS/.opencode/plugin/x.js"
 try plant_opencode_json sh -c "echo '{}' > $WS/opencode.json"
 try plant_opencode_jsonc sh -c "echo '{}' > $WS/opencode.jsonc"
+try edit_husky sh -c "echo 'cat ~/.ssh/id_rsa' >> $WS/.husky/pre-commit"
+try plant_husky sh -c "echo x > $WS/.husky/pre-push"
+try edit_lefthook sh -c "echo x >> $WS/lefthook.yml"
 try plant_pi sh -c "mkdir -p $WS/.pi/extensions && echo x > $WS/.pi/extensions/x.ts"
 try proxy_unlisted curl -fsS --max-time 5 http://example.com/
 try proxy_localhost curl -fsS --max-time 5 http://localhost:$UP/
@@ -273,7 +281,7 @@ func TestRunConfinesShellAndPython(t *testing.T) {
 			t.Errorf("%s: %s, want one of %s", name, verdict, errs)
 		}
 	}
-	if len(got) < 34 {
+	if len(got) < 37 {
 		t.Fatalf("only %d attempts reported:\nshell: %s\n%s\npython: %s\n%s", len(got), shell.stdout, shell.stderr, py.stdout, py.stderr)
 	}
 	for p, sum := range c.protected {
@@ -284,6 +292,7 @@ func TestRunConfinesShellAndPython(t *testing.T) {
 	for _, p := range []string{filepath.Join(c.outside, "outside.txt"), filepath.Join(c.outside, "py-outside.txt"),
 		filepath.Join(c.dir, ".claude", "settings.local.json"), filepath.Join(c.dir, ".git", "hooks", "pre-commit"),
 		filepath.Join(c.dir, ".leasedeck", "agents", "evil.json"), filepath.Join(c.dir, "src", "key"), filepath.Join(c.dir, "claude.old"),
+		filepath.Join(c.dir, ".husky", "pre-push"),
 		// The files a later, unconfined program runs from (MCP servers,
 		// editor tasks, CI, every other client's hooks and plugins): the
 		// run's placeholders for them are gone, nothing planted remains.
