@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/leasedeck/leasedeck/termtext"
 )
@@ -43,18 +44,33 @@ func Parse(text string) ([]Op, error) {
 		return nil, ErrNoPatch
 	}
 	var ops []Op
-	header := func(l, prefix string) (string, bool) {
+	var odd error
+	header := func(l, prefix string, lineNo int) (string, bool) {
 		if !strings.HasPrefix(l, prefix) {
 			return "", false
 		}
-		return strings.TrimSpace(l[len(prefix):]), true
+		// One space after the marker is the format's; a path that starts
+		// with more white space is read as " p" by Codex's apply_patch
+		// and as "p" by readers that trim, so which file it names is not
+		// the gate's to guess.
+		rest := strings.TrimPrefix(l[len(prefix):], " ")
+		if p := strings.TrimSpace(rest); p != rest && odd == nil {
+			odd = fmt.Errorf("line %d: white space around the path in %q (clients read it differently)", lineNo, termtext.Clip(l, 80))
+		}
+		return strings.TrimSpace(rest), true
 	}
 	for n, raw := range lines[begin+1:] {
+		lineNo := begin + n + 2
 		l := strings.TrimRight(raw, " \t")
 		if !strings.HasPrefix(l, "*** ") {
+			if strings.HasPrefix(strings.TrimLeftFunc(l, unicode.IsSpace), "*** ") {
+				// Codex's apply_patch trims a line before it looks for a
+				// header, so an indented "*** Add File:" writes a file
+				// that a reader skipping it as hunk text never sees.
+				return nil, fmt.Errorf("line %d: a patch header after white space %q (apply_patch may read it as a header)", lineNo, termtext.Clip(raw, 80))
+			}
 			continue // hunk body: +, -, space, @@ lines
 		}
-		lineNo := begin + n + 2
 		if l == "*** End Patch" {
 			break
 		}
@@ -62,13 +78,15 @@ func Parse(text string) ([]Op, error) {
 			continue
 		}
 		var op Op
-		if p, ok := header(l, "*** Add File:"); ok {
+		if p, ok := header(l, "*** Add File:", lineNo); ok {
 			op = Op{Kind: "add", Path: p}
-		} else if p, ok := header(l, "*** Update File:"); ok {
+		} else if p, ok := header(l, "*** Update File:", lineNo); ok {
 			op = Op{Kind: "update", Path: p}
-		} else if p, ok := header(l, "*** Delete File:"); ok {
+		} else if p, ok := header(l, "*** Delete File:", lineNo); ok {
 			op = Op{Kind: "delete", Path: p}
-		} else if p, ok := header(l, "*** Move to:"); ok {
+		} else if p, ok := header(raw, "*** Move to:", lineNo); ok {
+			// Codex takes the move line as it is, trailing white space
+			// included: header(raw) refuses that rather than trim it.
 			if len(ops) == 0 || ops[len(ops)-1].Kind != "update" || ops[len(ops)-1].MoveTo != "" {
 				return nil, fmt.Errorf("line %d: '*** Move to:' must follow an '*** Update File:' header", lineNo)
 			}
@@ -84,6 +102,9 @@ func Parse(text string) ([]Op, error) {
 			return nil, fmt.Errorf("line %d: empty path in %q", lineNo, termtext.Clip(l, 80))
 		}
 		ops = append(ops, op)
+	}
+	if odd != nil {
+		return nil, odd
 	}
 	if len(ops) == 0 {
 		return nil, errors.New("patch names no file")
@@ -134,4 +155,28 @@ func WritesIn(line string) ([]string, error) {
 		return nil, errors.New("the patch it applies is not on the line, so what it writes cannot be told")
 	}
 	return writes, nil
+}
+
+// Whole checks that text is one patch envelope and nothing else, as
+// Codex's apply_patch requires of a patch it is handed whole: the first
+// line "*** Begin Patch", the last "*** End Patch" (each trimmed), no other
+// envelope marker between them; Codex's lenient heredoc form (<<'EOF' …
+// EOF around it) included. A reader that stops at the first "*** End
+// Patch" would otherwise read a different patch from one whose envelope
+// repeats or trails on.
+func Whole(text string) error {
+	lines := strings.Split(strings.ReplaceAll(strings.TrimSpace(text), "\r\n", "\n"), "\n")
+	if n := len(lines); n >= 4 && (lines[0] == "<<EOF" || lines[0] == "<<'EOF'" || lines[0] == `<<"EOF"`) && strings.HasSuffix(lines[n-1], "EOF") {
+		lines = lines[1 : n-1]
+	}
+	n := len(lines)
+	if n < 2 || strings.TrimSpace(lines[0]) != "*** Begin Patch" || strings.TrimSpace(lines[n-1]) != "*** End Patch" {
+		return errors.New("the patch is not one '*** Begin Patch' … '*** End Patch' envelope with nothing around it")
+	}
+	for i, l := range lines[1 : n-1] {
+		if t := strings.TrimSpace(l); t == "*** Begin Patch" || t == "*** End Patch" {
+			return fmt.Errorf("line %d: a second envelope marker %q inside the patch", i+2, t)
+		}
+	}
+	return nil
 }

@@ -49,3 +49,47 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Lines that Codex's apply_patch (which trims a line before it looks for
+// a header, and takes a move line as it is) reads differently from a
+// reader that skips them or trims them are refused, not guessed.
+func TestParseRefusesHeadersClientsReadDifferently(t *testing.T) {
+	for _, bad := range []string{
+		"*** Begin Patch\n*** Add File: ok.txt\n+x\n  *** Add File: .claude/settings.json\n+x\n*** End Patch",
+		"*** Begin Patch\n*** Add File: ok.txt\n+x\n\t*** Delete File: .git/config\n*** End Patch",
+		"*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n\u00a0*** Add File: .mcp.json\n+{}\n*** End Patch",
+		"*** Begin Patch\n*** Add File:  ok.txt\n+x\n*** End Patch",
+		"*** Begin Patch\n*** Update File: a\n*** Move to: b \n@@\n-x\n+y\n*** End Patch",
+		"*** Begin Patch\n*** Update File: a\n*** Move to:\tb\n@@\n-x\n+y\n*** End Patch",
+	} {
+		if ops, err := Parse(bad); err == nil {
+			t.Errorf("%q: no error, ops %+v", bad, ops)
+		}
+	}
+	// A trailing space on an add header is trimmed by Codex too.
+	if ops, err := Parse("*** Begin Patch\n*** Add File: a.txt \n+x\n*** End Patch"); err != nil || ops[0].Path != "a.txt" {
+		t.Errorf("ops = %+v, %v", ops, err)
+	}
+}
+
+func TestWhole(t *testing.T) {
+	for _, ok := range []string{
+		"*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n",
+		"  *** Begin Patch\r\n*** Add File: a\r\n+x\r\n*** End Patch  ",
+		"<<'EOF'\n*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\nEOF\n",
+	} {
+		if err := Whole(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{
+		"",
+		"*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n*** Begin Patch\n*** Add File: .git/config\n+x\n*** End Patch\n",
+		"*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n*** Add File: .git/config\n+x\n",
+		"echo hi\n*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n",
+	} {
+		if err := Whole(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}

@@ -74,6 +74,8 @@ type ToolCall struct {
 	InputSHA256 string
 	UseID       string
 	Resources   Resources
+	// opaque: no translation, the call is checked by its name alone.
+	opaque bool
 }
 
 // ResultDigest is all that is kept of a tool result: its hash, size and a

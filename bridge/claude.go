@@ -378,6 +378,10 @@ func parseClaudeTool(p *payload, ev *Event, client string) error {
 		translate = translateCopilot
 	}
 	tc, err := translate(client, native, in)
+	if err == nil && client == ClientCodex {
+		err = codexWorkdir(tc, in, ev.Cwd)
+	}
+	tc, err = vetted(client, tc, err)
 	if err != nil {
 		if ev.Gate {
 			return err

@@ -1,12 +1,14 @@
 package bridge
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/leasedeck/leasedeck/applypatch"
+	"github.com/leasedeck/leasedeck/vocab"
 )
 
 // Codex CLI hooks (clients.md §2.2 and "Testing against the real Codex CLI";
@@ -77,12 +79,15 @@ func (a codexAdapter) Parse(stdin []byte) (*Event, error) {
 	return parseClaudeLike(p, a.Name(), codexEvents, codexObserved)
 }
 
+// codexShellTools are Codex's tools that run a command line (or argv).
+var codexShellTools = map[string]bool{"Bash": true, "exec_command": true, "shell": true, "local_shell": true, "unified_exec": true, "container.exec": true}
+
 // translateCodex maps Codex's tools: exec_command arrives as Bash with
 // tool_input.command; apply_patch keeps its name with the patch text in
 // tool_input.command; spawn_agent is the subagent tool.
 func translateCodex(client, native string, in map[string]any) (*ToolCall, error) {
-	switch native {
-	case "Bash", "exec_command", "shell", "local_shell", "unified_exec", "container.exec":
+	switch {
+	case codexShellTools[native]:
 		cmd, argv, err := commandOf(client, native, in, "command", "cmd")
 		if err != nil {
 			return nil, err
@@ -104,7 +109,7 @@ func translateCodex(client, native string, in map[string]any) (*ToolCall, error)
 			}
 		}
 		return tc, nil
-	case "apply_patch":
+	case native == "apply_patch":
 		patch, argv, err := commandOf(client, native, in, "command", "input", "patch")
 		if err != nil {
 			return nil, err
@@ -114,7 +119,7 @@ func translateCodex(client, native string, in map[string]any) (*ToolCall, error)
 			patch = argv[len(argv)-1]
 		}
 		return translatePatch(client, native, patch, in)
-	case "spawn_agent":
+	case native == "spawn_agent":
 		out := copyMap(in)
 		for _, k := range []string{"message", "prompt", "task"} {
 			if s, ok := in[k].(string); ok && s != "" {
@@ -129,12 +134,49 @@ func translateCodex(client, native string, in map[string]any) (*ToolCall, error)
 			}
 		}
 		return newCall(native, ToolAgent, out, in), nil
-	case "web_search":
+	case native == "web_search":
 		return newCall(native, ToolWebSearch, copyMap(in), in), nil
 	}
 	// MCP tools keep mcp__server__tool; anything else (update_plan,
 	// "multi_agent_v1wait_agent") is opaque and checked by name.
-	return newCall(native, native, copyMap(in), in), nil
+	return opaqueCall(native, in), nil
+}
+
+// codexWorkdir checks a Codex call's workdir, the directory its command
+// runs in, and resolves against it the files of a patch that the call
+// applies (exec_command ["apply_patch", …] with a workdir writes there,
+// not in the session's directory). A workdir that is not a string is
+// refused: the gate would start from the session's directory while Codex
+// either fails or starts elsewhere.
+func codexWorkdir(tc *ToolCall, in map[string]any, cwd string) error {
+	v, ok := in["workdir"]
+	if !ok || v == nil {
+		return nil
+	}
+	dir, ok := v.(string)
+	if !ok {
+		return toolError(ClientCodex, tc.Native, "workdir", "expected a string, got "+typeName(v))
+	}
+	if dir == "" || vocab.IsShell(tc.Name) || !codexShellTools[tc.Native] {
+		// A shell call starts there (setShellStartDir); the apply_patch
+		// tool has no workdir (Codex ignores the member and applies the
+		// patch in the session's directory, where the gate reads it).
+		return nil
+	}
+	if !filepath.IsAbs(dir) && cwd != "" {
+		dir = filepath.Join(cwd, dir)
+	}
+	ps, _ := tc.Input["file_paths"].([]any)
+	for i, p := range ps {
+		if s, ok := p.(string); ok && !filepath.IsAbs(s) && !strings.HasPrefix(s, "~") {
+			ps[i] = filepath.Join(dir, s)
+		}
+	}
+	if len(ps) > 0 {
+		tc.Input["file_path"] = ps[0]
+	}
+	tc.Resources = resourcesOf(tc.Name, tc.Input)
+	return nil
 }
 
 var exitCodeRe = lazyRegexp(`(?m)^Exit code: (-?\d+)`)

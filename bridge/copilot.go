@@ -156,7 +156,7 @@ func translateCopilot(client, native string, in map[string]any) (*ToolCall, erro
 	}
 	// read_bash, write_bash (input to a running shell), stop_bash, sql,
 	// skill, MCP tools …: opaque, a lease must name them.
-	return newCall(native, native, copyMap(in), in), nil
+	return opaqueCall(native, in), nil
 }
 
 func copilotShell(client, native string, in map[string]any) (*ToolCall, error) {

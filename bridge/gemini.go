@@ -104,6 +104,7 @@ func parseGeminiTool(p *payload, ev *Event) error {
 		return err
 	}
 	tc, err := translateGemini(native, in)
+	tc, err = vetted("gemini", tc, err)
 	if err != nil {
 		if ev.Gate {
 			return err
@@ -199,7 +200,7 @@ func translateGemini(native string, in map[string]any) (*ToolCall, error) {
 	// against deny paths one file at a time: it stays opaque, so a lease
 	// must name it to allow it. So do write_todos, save_memory (which
 	// writes under ~/.gemini), MCP tools and anything newer.
-	return newCall(native, native, copyMap(in), in), nil
+	return opaqueCall(native, in), nil
 }
 
 func (a geminiAdapter) Render(ev *Event, v Verdict) Output {

@@ -113,7 +113,7 @@ func translateOpenCode(native string, in map[string]any, cwd string) (*ToolCall,
 		opencodeResolveWrites(tc, cwd)
 		return tc, nil
 	}
-	return newCall(native, native, copyMap(in), in), nil
+	return opaqueCall(native, in), nil
 }
 
 func opencodeSearch(native string, in map[string]any, cwd string) (*ToolCall, error) {

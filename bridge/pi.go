@@ -102,7 +102,7 @@ func translatePi(native string, in map[string]any, cwd string) (*ToolCall, error
 		}
 		return newCall(native, tool, out, in), nil
 	}
-	return newCall(native, native, copyMap(in), in), nil
+	return opaqueCall(native, in), nil
 }
 
 // piPathOf is the file a read/write/edit touches. pi's tools take path;

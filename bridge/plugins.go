@@ -128,6 +128,7 @@ func parsePluginTool(p *payload, ev *Event, translate pluginTranslate) error {
 		return err
 	}
 	tc, err := translate(native, in, ev.Cwd)
+	tc, err = vetted(ev.Client, tc, err)
 	if err != nil {
 		if ev.Gate {
 			return err

@@ -116,7 +116,7 @@ func translateQwen(client, native string, in map[string]any) (*ToolCall, error) 
 	if translate := geminiTools[native]; translate != nil {
 		return translate(t)
 	}
-	return newCall(native, native, copyMap(in), in), nil
+	return opaqueCall(native, in), nil
 }
 
 func (a qwenAdapter) Render(ev *Event, v Verdict) Output {

@@ -160,9 +160,9 @@ func translateClaude(client, name string, in map[string]any) (*ToolCall, error) 
 		}
 	case ToolNotebookEdit:
 		// The gate reads file_path; the tool names it notebook_path.
-		p, _ := in["notebook_path"].(string)
-		if p == "" {
-			p, _ = in["file_path"].(string)
+		p, err := oneOf(client, name, in, "notebook_path", "file_path")
+		if err != nil {
+			return nil, err
 		}
 		if p == "" {
 			return nil, toolError(client, name, "notebook_path", "missing (required)")
@@ -187,6 +187,9 @@ func translateClaude(client, name string, in map[string]any) (*ToolCall, error) 
 // first path would let the rest through.
 func translatePatch(client, native, patch string, nativeInput any) (*ToolCall, error) {
 	ops, err := applypatch.Parse(patch)
+	if err == nil {
+		err = applypatch.Whole(patch)
+	}
 	if err != nil {
 		return nil, toolError(client, native, "command", "cannot read the patch: "+err.Error())
 	}

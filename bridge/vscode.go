@@ -123,6 +123,7 @@ func parseVSCodeTool(p *payload, ev *Event) error {
 		return err
 	}
 	tc, err := translateVSCode(native, in)
+	tc, err = vetted(ClientVSCode, tc, err)
 	if err != nil {
 		if ev.Gate {
 			return err
@@ -157,7 +158,7 @@ func translateVSCode(native string, in map[string]any) (*ToolCall, error) {
 	if translate := vscodeTools[native]; translate != nil {
 		return translate(vscodeInput{native: native, in: in})
 	}
-	return newCall(native, native, copyMap(in), in), nil
+	return opaqueCall(native, in), nil
 }
 
 func (a vscodeAdapter) Render(ev *Event, v Verdict) Output {

@@ -1,6 +1,9 @@
 package bridge
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // VS Code's built-in tools (Copilot's names, camelCase inputs), one
 // translator each, looked up by every name the tool has gone by.
@@ -134,14 +137,22 @@ func vscodeInsertEdit(t vscodeInput) (*ToolCall, error) {
 // vscodeMultiReplace: replacements in one file are a MultiEdit; across
 // several files, an Edit naming every file, so the gate checks them all.
 func vscodeMultiReplace(t vscodeInput) (*ToolCall, error) {
-	reps, _ := t.in["replacements"].([]any)
+	reps, ok := t.in["replacements"].([]any)
+	if v := t.in["replacements"]; !ok && v != nil {
+		return nil, toolError("vscode", t.native, "replacements", "expected an array, got "+typeName(v))
+	}
 	var paths []string
 	var edits []any
 	seen := map[string]bool{}
-	for _, r := range reps {
+	for i, r := range reps {
 		rm, ok := r.(map[string]any)
 		if !ok {
-			continue
+			return nil, toolError("vscode", t.native, fmt.Sprintf("replacements/%d", i), "expected an object, got "+typeName(r))
+		}
+		if v, ok := rm["filePath"]; ok && v != nil {
+			if _, ok := v.(string); !ok {
+				return nil, toolError("vscode", t.native, fmt.Sprintf("replacements/%d/filePath", i), "expected a string, got "+typeName(v))
+			}
 		}
 		p, _ := rm["filePath"].(string)
 		p = fromFileURI(p)
@@ -164,8 +175,12 @@ func vscodeMultiReplace(t vscodeInput) (*ToolCall, error) {
 }
 
 func vscodeEditFiles(t vscodeInput) (*ToolCall, error) {
+	files, err := stringList("vscode", t.native, t.in, "files")
+	if err != nil {
+		return nil, err
+	}
 	var paths []string
-	for _, p := range stringsOf(t.in["files"]) {
+	for _, p := range files {
 		paths = append(paths, fromFileURI(p))
 	}
 	if len(paths) == 0 {
@@ -231,7 +246,10 @@ func vscodeTextSearch(t vscodeInput) (*ToolCall, error) {
 }
 
 func vscodeFetch(t vscodeInput) (*ToolCall, error) {
-	urls := stringsOf(t.in["urls"])
+	urls, err := stringList("vscode", t.native, t.in, "urls")
+	if err != nil {
+		return nil, err
+	}
 	if u := t.first("url"); u != "" {
 		urls = append([]string{u}, urls...)
 	}
