@@ -77,6 +77,16 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 		}
 		writes.add(ref)
 	}
+	if len(sh.gitRuns) > 0 {
+		more, holds, err := gitRewriteWrites(&resolver, rebase, cmd, &sh)
+		if err != nil {
+			return Use{}, err
+		}
+		for _, ref := range more {
+			writes.add(ref)
+		}
+		sh.Holds = append(sh.Holds, holds...)
+	}
 	use.Mentions = mentionsOf(&resolver, rebase, sh.Operands, resolved)
 	// A line that runs apply_patch (Codex's patch tool, also a program
 	// on its PATH) writes the files its patches name; a patch the gate

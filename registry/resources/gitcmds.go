@@ -244,25 +244,6 @@ func gitClean(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 	a.gitWriteOps(prog, ops, c)
 }
 
-// gitCheckout: paths after -- (or with a start point) are written; a
-// branch switch rewrites the work tree; -b NAME without a start point
-// changes no file.
-func gitCheckout(a *analyzer, prog string, args []*syntax.Word, c ctx) {
-	g, ok := a.parseGit(prog, args, " b B c C create force-create orphan conflict pathspec-from-file ")
-	if !ok {
-		return
-	}
-	switch {
-	case len(g.after) > 0:
-		a.gitWriteOps(prog, g.after, c)
-	case g.has("b", "B", "c", "C", "create", "force-create", "orphan") && len(g.before) == 0:
-	case len(g.before) == 0 && !g.has("pathspec-from-file"):
-	default:
-		a.gitWorkTree(prog, c)
-		a.gitWriteOps(prog, g.before, c) // BRANCH or a path: git decides
-	}
-}
-
 // gitRestore writes the paths it names (not with --staged alone).
 func gitRestore(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 	g, ok := a.parseGit(prog, args, " s source pathspec-from-file ")
@@ -277,53 +258,6 @@ func gitRestore(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 		return
 	}
 	a.gitWriteOps(prog, g.all(), c)
-}
-
-// gitReset rewrites the work tree with --hard, --merge and --keep.
-func gitReset(a *analyzer, prog string, args []*syntax.Word, c ctx) {
-	g, ok := a.parseGit(prog, args, " pathspec-from-file ")
-	if !ok {
-		return
-	}
-	if g.has("hard", "merge", "keep") {
-		a.gitWorkTree(prog, c)
-	}
-}
-
-// gitStash: list and show read; push (with pathspecs after --) writes
-// those; everything else rewrites the work tree.
-func gitStash(a *analyzer, prog string, args []*syntax.Word, c ctx) {
-	g, ok := a.parseGit(prog, args, " m message pathspec-from-file ")
-	if !ok {
-		return
-	}
-	verb := ""
-	if len(g.before) > 0 {
-		l, _ := staticWord(g.before[0])
-		verb = l.s
-	}
-	switch {
-	case verb == "list" || verb == "show":
-		a.gitReachOf(prog, g)
-	case verb == "create" || verb == "store" || verb == "drop" || verb == "clear":
-	case (verb == "" || verb == "push") && len(g.after) > 0 && !g.has("u", "include-untracked", "a", "all"):
-		a.gitWriteOps(prog, g.after, c)
-	default:
-		a.gitWorkTree(prog, c)
-	}
-}
-
-// gitWorktree: merge, rebase, cherry-pick, revert, am rewrite the work tree.
-func gitWorktree(a *analyzer, prog string, args []*syntax.Word, c ctx) {
-	g, ok := a.parseGit(prog, args, " m F file s strategy X strategy-option onto C ")
-	if !ok {
-		return
-	}
-	if g.has("abort", "quit", "show-current-patch") {
-		return
-	}
-	a.gitOptReads(prog, g, c, "F", "file")
-	a.gitWorkTree(prog, c)
 }
 
 // gitApply writes the files its patch names unless it only checks or

@@ -78,7 +78,10 @@ func gitRemote(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 		a.gitRepoArg(prog, ops[0], c)
 	}
 	if prog == "git pull" {
-		a.gitWorkTree(prog, c)
+		// What it writes is what the fetch brings, which is not in the
+		// repository yet: a human decides. git fetch, then git merge,
+		// the gate can judge.
+		a.gitHoldUnknownWrites(prog, "it writes what the fetch brings, which is not in the repository yet (run git fetch, then git merge or git rebase, which the gate can judge)")
 	}
 }
 

@@ -25,6 +25,9 @@ type gitRun struct {
 	// loop, where the next round runs after this one's writes.
 	ownFrom, ownTo int
 	ended          bool // endGitRun has set ownTo
+	// rewrite is what the command writes when it moves the work tree
+	// (gitrewrite.go); nil for the others.
+	rewrite *gitRewrite
 }
 
 // noteGitRun records where a git command starts: global are the words
@@ -68,6 +71,7 @@ func (a *analyzer) noteGitRun(global, rest []*syntax.Word) int {
 			}
 		}
 	}
+	a.noteGitChange(rest)
 	if len(rest) > 0 {
 		if l, ok := staticWord(rest[0]); ok && (l.s == "init" || l.s == "clone") {
 			run.creates = true
@@ -108,6 +112,6 @@ var shareGitRuns = true
 // line's writes), and they start in the same directories with the same
 // repository options.
 func (r gitRun) sameQuestion(o gitRun) bool {
-	return r.ended && o.ended && r.ownTo <= r.ownFrom && o.ownTo <= o.ownFrom && r.gitDir == o.gitDir && r.workTree == o.workTree &&
+	return r.ended && o.ended && r.rewrite == nil && o.rewrite == nil && r.ownTo <= r.ownFrom && o.ownTo <= o.ownFrom && r.gitDir == o.gitDir && r.workTree == o.workTree &&
 		r.unknown == o.unknown && r.creates == o.creates && slices.Equal(r.dirs, o.dirs)
 }

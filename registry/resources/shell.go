@@ -102,6 +102,9 @@ type ShellUse struct {
 	// its repository (gitrepo.go): the caller, which knows the workspace,
 	// holds the line when that repository is one the agent can rewrite.
 	gitRuns []gitRun
+	// gitChanges counts the git commands of the line that may change the
+	// repository (any but gitReadOnly's).
+	gitChanges int
 }
 
 // Hold is one reason a command line needs a human: Program is the program

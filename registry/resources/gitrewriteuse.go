@@ -1,0 +1,114 @@
+package resources
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// gitRewriteWrites are the writes and holds of the git commands of a line
+// that move the work tree (ShellUse.gitRuns with a rewrite), resolved as
+// the call's other paths are. In the workspace's own repository, when
+// nothing earlier on the line changes the repository, they are the paths
+// read from its objects (gitwrites.go); otherwise the whole work tree, as
+// for any command the gate cannot read the writes of. A write the gate
+// refuses outright (a submodule, a name git refuses) is an error.
+func gitRewriteWrites(resolver *pathResolver, rebase func(string) string, cmd string, sh *ShellUse) ([]PathRef, []Hold, error) {
+	var writes []PathRef
+	var holds []Hold
+	for i := range sh.gitRuns {
+		run := &sh.gitRuns[i]
+		rw := run.rewrite
+		if rw == nil {
+			continue
+		}
+		// Another git command running alongside (a pipe, &) may change
+		// the repository while this one reads it.
+		modelled := rw.before == 0 && (sh.gitChanges == 1 || !concurrentLine(cmd))
+		for _, d := range run.dirs {
+			top, gitDir, ok := "", "", false
+			if modelled {
+				top, gitDir, ok = ownRepoOf(resolver, rebase, *run, d)
+			}
+			if !ok {
+				ref, err := workTreeWrite(resolver, rebase(d))
+				if err != nil {
+					return nil, nil, err
+				}
+				writes = append(writes, ref)
+				continue
+			}
+			res := computeGitWrites(top, gitDir, gitDir, rw)
+			switch {
+			case res.refuse != "":
+				return nil, nil, fieldErr("/command", "%s: %s", rw.prog, res.refuse)
+			case res.hold != "":
+				holds = append(holds, Hold{Program: "git", Reason: res.hold, Approval: "git-objects", EveryCall: true})
+				continue
+			}
+			more, err := resolveGitWrites(resolver, top, res)
+			if err != nil {
+				return nil, nil, err
+			}
+			writes = append(writes, more...)
+		}
+	}
+	return writes, holds, nil
+}
+
+// resolveGitWrites resolves what computeGitWrites found below top.
+func resolveGitWrites(resolver *pathResolver, top string, res gitWrites) ([]PathRef, error) {
+	out := make([]PathRef, 0, len(res.paths)+len(res.links)+len(res.suffixed))
+	for _, list := range []struct {
+		paths  []string
+		suffix string
+		abs    bool
+	}{{res.paths, "", false}, {res.links, "", true}, {res.suffixed, "~*", false}} {
+		for _, p := range list.paths {
+			if !list.abs {
+				p = filepath.Join(top, filepath.FromSlash(p)) + list.suffix
+			}
+			ref, err := resolver.resolve(p)
+			if err != nil {
+				return nil, &FieldError{Pointer: "/command", Err: err}
+			}
+			if list.suffix != "" {
+				if !strings.Contains(ref.Abs, "*") {
+					continue // the resolved name lost its pattern: the path itself is written already
+				}
+				ref.AnySuffix = true
+			}
+			out = append(out, ref)
+		}
+	}
+	return out, nil
+}
+
+// concurrentLine reports whether a line may run commands side by side (a
+// pipe, a background job, a process substitution): read from its text,
+// erring towards yes.
+func concurrentLine(cmd string) bool {
+	s := strings.ReplaceAll(strings.ReplaceAll(cmd, "||", ""), "&&", "")
+	return strings.ContainsAny(s, "|&") || strings.Contains(s, "coproc")
+}
+
+// ownRepoOf is the workspace's top and its own .git directory when a git
+// command run from d uses them (discovered, not named by options); ok is
+// false for any other repository.
+func ownRepoOf(resolver *pathResolver, rebase func(string) string, run gitRun, d string) (top, gitDir string, ok bool) {
+	cwd, err := resolver.resolve(rebase(orDot(d)))
+	if err != nil || !cwd.dir {
+		return "", "", false
+	}
+	if _, err := resolver.resolve("."); err != nil || resolver.ws == "" {
+		return "", "", false
+	}
+	ws := resolver.ws
+	t, g, err := findGitDir(resolver, rebase, run, d, cwd.Abs)
+	if err != nil || t != ws || g != filepath.Join(ws, ".git") {
+		return "", "", false
+	}
+	if common, err := gitCommonDir(g); err != nil || common != g {
+		return "", "", false
+	}
+	return ws, g, true
+}
