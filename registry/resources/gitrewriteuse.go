@@ -45,7 +45,7 @@ func gitRewriteWrites(resolver *pathResolver, rebase func(string) string, cmd st
 				holds = append(holds, Hold{Program: "git", Reason: res.hold, Approval: "git-objects", EveryCall: true})
 				continue
 			}
-			more, err := resolveGitWrites(resolver, top, res)
+			more, err := resolveGitWrites(resolver, rw.prog, top, res)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -56,17 +56,27 @@ func gitRewriteWrites(resolver *pathResolver, rebase func(string) string, cmd st
 }
 
 // resolveGitWrites resolves what computeGitWrites found below top.
-func resolveGitWrites(resolver *pathResolver, top string, res gitWrites) ([]PathRef, error) {
+func resolveGitWrites(resolver *pathResolver, prog, top string, res gitWrites) ([]PathRef, error) {
 	out := make([]PathRef, 0, len(res.paths)+len(res.links)+len(res.suffixed))
+	// A link's target is written too: git writes the link, a later tool
+	// follows it. One out of the workspace is refused here, naming the
+	// link; one inside is judged as any write there.
+	for _, l := range res.links {
+		ref, err := resolver.resolve(l.target)
+		if err != nil {
+			return nil, &FieldError{Pointer: "/command", Err: err}
+		}
+		if !ref.Inside {
+			return nil, fieldErr("/command", "%s would make %s a symbolic link to %s, outside the workspace (a later tool follows it)", prog, l.path, l.target)
+		}
+		out = append(out, ref)
+	}
 	for _, list := range []struct {
 		paths  []string
 		suffix string
-		abs    bool
-	}{{res.paths, "", false}, {res.links, "", true}, {res.suffixed, "~*", false}} {
+	}{{res.paths, ""}, {res.suffixed, "~*"}} {
 		for _, p := range list.paths {
-			if !list.abs {
-				p = filepath.Join(top, filepath.FromSlash(p)) + list.suffix
-			}
+			p = filepath.Join(top, filepath.FromSlash(p)) + list.suffix
 			ref, err := resolver.resolve(p)
 			if err != nil {
 				return nil, &FieldError{Pointer: "/command", Err: err}

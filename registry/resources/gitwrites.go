@@ -26,11 +26,15 @@ import (
 // gitWrites is what one command writes, as the gate read it.
 type gitWrites struct {
 	paths    []string // repository-relative paths written
-	links    []string // absolute targets of the symbolic links written
+	links    []gitLink // the symbolic links written, with their targets
 	suffixed []string // repository-relative paths a conflict may write a copy beside (PATH~NAME)
 	refuse   string   // why the command is refused: what it would write cannot be allowed
 	hold     string   // why the gate cannot tell: a human decides
 }
+
+// gitLink is a symbolic link a command writes: its repository-relative
+// path and its target, absolute.
+type gitLink struct{ path, target string }
 
 // errRefuse stops a computation that found a write the gate refuses.
 var errRefuse = errors.New("refused")
@@ -41,7 +45,7 @@ type writeSet struct {
 	top      string      // the work tree's top, absolute
 	paths    map[string]bool
 	suffixed map[string]bool
-	links    map[string]bool
+	links    map[string]string // absolute target → the link's path
 	refuse   string
 	quiet    bool // collect the changes only: nothing is written or judged
 }
@@ -63,7 +67,7 @@ func computeGitWrites(top, gitDir, common string, rw *gitRewrite) (out gitWrites
 	w := &writeSet{
 		c:     &gitChecker{s: s, read: &GitReadRef{gitDir: gitDir, common: common, cwd: top}},
 		top:   top,
-		paths: map[string]bool{}, suffixed: map[string]bool{}, links: map[string]bool{},
+		paths: map[string]bool{}, suffixed: map[string]bool{}, links: map[string]string{},
 	}
 	err = w.run(rw)
 	switch {
@@ -74,10 +78,14 @@ func computeGitWrites(top, gitDir, common string, rw *gitRewrite) (out gitWrites
 	case err != nil:
 		return gitWrites{hold: fmt.Sprintf("the gate cannot tell what %s writes: %v", rw.prog, err)}
 	}
-	return gitWrites{paths: sortedKeys(w.paths), links: sortedKeys(w.links), suffixed: sortedKeys(w.suffixed)}
+	var links []gitLink
+	for _, target := range sortedKeys(w.links) {
+		links = append(links, gitLink{path: w.links[target], target: target})
+	}
+	return gitWrites{paths: sortedKeys(w.paths), links: links, suffixed: sortedKeys(w.suffixed)}
 }
 
-func sortedKeys(m map[string]bool) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -379,6 +387,6 @@ func (w *writeSet) link(rel string, h plumbing.Hash) error {
 	if !filepath.IsAbs(target) {
 		target = filepath.Join(w.top, filepath.FromSlash(path.Dir(rel)), filepath.FromSlash(target))
 	}
-	w.links[filepath.Clean(target)] = true
+	w.links[filepath.Clean(target)] = rel
 	return nil
 }

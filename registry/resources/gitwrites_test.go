@@ -100,3 +100,68 @@ func TestGitRewriteOrdinary(t *testing.T) {
 		}
 	}
 }
+
+// TestGitRewriteAttacks: a tree the agent made with git alone (a branch,
+// a commit made with plumbing, a stash entry, an index entry) carries a
+// protected path, a link out of the workspace, a path git refuses or a
+// submodule; each command that would write it is judged as writing it (so
+// the lease's rules refuse it) or refused outright, and real git, run
+// afterwards on the same repository, shows the write is real.
+func TestGitRewriteAttacks(t *testing.T) {
+	base := []string{"mkdir -p src && echo a > src/a.go && git add . && git commit -qm one"}
+	branch := func(name, edit string) string {
+		return "git checkout -qb " + name + " && " + edit + " && git add -Af . && git commit -qm x && git checkout -qf main"
+	}
+	plumbing := "t=$(printf '100644 blob %s\\t.mcp.json\\n' $(echo '{}' | git hash-object -w --stdin) | git mktree) && " +
+		"git update-ref refs/heads/evil $(git commit-tree -p HEAD -m x $t)"
+	for _, tc := range []struct {
+		name, setup, line string
+		want              string // a path among the writes, or (prefixed "!") text of the refusal
+		real              string // the path real git then writes ("" to skip: git itself refuses)
+	}{
+		{"checkout .mcp.json", branch("evil", "echo '{}' > .mcp.json"), "git checkout evil", ".mcp.json", ".mcp.json"},
+		{"switch settings", branch("evil", "mkdir -p .claude && echo '{}' > .claude/settings.json"), "git switch evil", ".claude/settings.json", ".claude/settings.json"},
+		{"merge workflow", branch("evil", "mkdir -p .github/workflows && echo on > .github/workflows/x.yml"), "git merge evil", ".github/workflows/x.yml", ".github/workflows/x.yml"},
+		{"rebase workflow", branch("evil", "mkdir -p .github/workflows && echo on > .github/workflows/x.yml"), "git rebase evil", ".github/workflows/x.yml", ".github/workflows/x.yml"},
+		{"cherry-pick tasks", branch("evil", "mkdir -p .vscode && echo '{}' > .vscode/tasks.json"), "git cherry-pick evil", ".vscode/tasks.json", ".vscode/tasks.json"},
+		{"reset to a plumbing commit", plumbing, "git reset --hard evil", ".mcp.json", ".mcp.json"},
+		{"checkout -f a plumbing commit", plumbing, "git checkout -f evil", ".mcp.json", ".mcp.json"},
+		{"merge a plumbing commit", plumbing, "git merge evil", ".mcp.json", ".mcp.json"},
+		{"revert restores", "echo '{}' > .mcp.json && git add .mcp.json && git commit -qm add && git rm -q .mcp.json && git commit -qm rm", "git revert --no-edit HEAD", ".mcp.json", ".mcp.json"},
+		{"stash pop of a planted index", "git update-index --add --cacheinfo 100644,$(echo '{}' | git hash-object -w --stdin),.mcp.json && git stash -q", "git stash pop", ".mcp.json", ".mcp.json"},
+		{"reset of a planted index", "echo x > .mcp.json && git update-index --add --cacheinfo 100644,$(echo '{}' | git hash-object -w --stdin),.mcp.json", "git reset --hard", ".mcp.json", ".mcp.json"},
+		{"stash of a planted index", "echo x > .mcp.json && git update-index --add --cacheinfo 100644,$(echo '{}' | git hash-object -w --stdin),.mcp.json", "git stash", ".mcp.json", ".mcp.json"},
+		{"link to /etc", branch("evil", "ln -s /etc src/l"), "git checkout evil", "!src/l a symbolic link to /etc", "src/l"},
+		{"link to the home", branch("evil", "ln -s $HOME/.ssh src/l"), "git merge evil", "!a symbolic link to", "src/l"},
+		{"link up and out", branch("evil", "ln -s ../../../x src/l"), "git stash && git switch evil", "", ""},
+		{"link up and out, alone", branch("evil", "ln -s ../../../x src/l"), "git switch evil", "!outside the workspace", "src/l"},
+		{"link to a protected file", branch("evil", "ln -s ../.mcp.json src/l"), "git cherry-pick evil", ".mcp.json", "src/l"},
+		{"submodule", "git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),src/sub && git commit -qm sub && git checkout -qb evil && git checkout -q main && git rm -q --cached src/sub && git commit -qm unsub", "git checkout evil", "!submodule", ""},
+		{".GIT in a tree", "t=$(printf '100644 blob %s\\tconfig\\n' $(echo x | git hash-object -w --stdin) | git mktree) && t2=$(printf '040000 tree %s\\t.GIT\\n' $t | git mktree --missing) && git update-ref refs/heads/evil $(git commit-tree -m x $t2)", "git checkout evil", "!a name that writes into a repository", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := gitWorkspace(t, append(slices.Clone(base), tc.setup)...)
+			w, h, err := rewriteOf(t, ws, tc.line)
+			switch {
+			case tc.want == "":
+				if err == nil && len(h) == 0 && !slices.Contains(w, ".") {
+					t.Errorf("%s: allowed, writing %v", tc.line, w)
+				}
+			case strings.HasPrefix(tc.want, "!"):
+				if err == nil || !strings.Contains(err.Error(), tc.want[1:]) {
+					t.Errorf("%s: %v %v %v, want refused saying %q", tc.line, w, h, err, tc.want[1:])
+				}
+			case err != nil || len(h) > 0 || !slices.Contains(w, tc.want):
+				t.Errorf("%s: writes %v (holds %v, error %v), want %s among them", tc.line, w, h, err, tc.want)
+			}
+			if tc.real == "" {
+				return
+			}
+			before := treeState(t, ws)
+			out := realGit(t, ws, tc.line)
+			if changed := changedPaths(before, treeState(t, ws)); !slices.Contains(changed, tc.real) {
+				t.Errorf("real git %s did not write %s (changed %v): %s", tc.line, tc.real, changed, out)
+			}
+		})
+	}
+}
