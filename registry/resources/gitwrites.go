@@ -25,11 +25,11 @@ import (
 
 // gitWrites is what one command writes, as the gate read it.
 type gitWrites struct {
-	paths    []string // repository-relative paths written
+	paths    []string  // repository-relative paths written
 	links    []gitLink // the symbolic links written, with their targets
-	suffixed []string // repository-relative paths a conflict may write a copy beside (PATH~NAME)
-	refuse   string   // why the command is refused: what it would write cannot be allowed
-	hold     string   // why the gate cannot tell: a human decides
+	suffixed []string  // repository-relative paths a conflict may write a copy beside (PATH~NAME)
+	refuse   string    // why the command is refused: what it would write cannot be allowed
+	hold     string    // why the gate cannot tell: a human decides
 }
 
 // gitLink is a symbolic link a command writes: its repository-relative
