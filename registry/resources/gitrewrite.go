@@ -79,20 +79,22 @@ func (a *analyzer) noteGitChange(rest []*syntax.Word) {
 // when the gate cannot read the writes from the repository (rw is nil, a
 // loop, a run whose directory or repository options it cannot follow), the
 // command writes the whole work tree.
-func (a *analyzer) gitRewriteOf(prog string, rw *gitRewrite, c ctx) {
+// It reports whether rw was recorded.
+func (a *analyzer) gitRewriteOf(prog string, rw *gitRewrite, c ctx) bool {
 	n := len(a.use.gitRuns)
 	if rw == nil || a.loops > 0 || n == 0 {
 		a.gitWorkTree(prog, c)
-		return
+		return false
 	}
 	run := &a.use.gitRuns[n-1]
 	if run.unknown != "" || run.gitDir != "" || run.workTree != "" || run.rewrite != nil || run.creates {
 		a.gitWorkTree(prog, c)
-		return
+		return false
 	}
 	rw.prog = prog
 	rw.before = a.use.gitChanges - 1
 	run.rewrite = rw
+	return true
 }
 
 // staticOps are the words as static strings; ok is false when one is not.
@@ -135,9 +137,11 @@ func gitCheckout(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 		if ok && len(g.before) == 1 {
 			rw = &gitRewrite{kind: rwCheckout, revs: revs, dirty: force}
 		}
-		a.gitRewriteOf(prog, rw, c)
-		if prog == "git checkout" {
-			a.gitWriteOps(prog, g.before, c) // a path, if it names no revision: git decides
+		// An operand that names no revision is a path git restores: the
+		// gate decides which when it reads the repository, and when it
+		// cannot, counts both.
+		if !a.gitRewriteOf(prog, rw, c) && prog == "git checkout" {
+			a.gitWriteOps(prog, g.before, c)
 		}
 	}
 }

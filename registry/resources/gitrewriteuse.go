@@ -25,9 +25,9 @@ func gitRewriteWrites(resolver *pathResolver, rebase func(string) string, cmd st
 		// the repository while this one reads it.
 		modelled := rw.before == 0 && (sh.gitChanges == 1 || !concurrentLine(cmd))
 		for _, d := range run.dirs {
-			top, gitDir, ok := "", "", false
+			top, cwd, gitDir, ok := "", "", "", false
 			if modelled {
-				top, gitDir, ok = ownRepoOf(resolver, rebase, *run, d)
+				top, cwd, gitDir, ok = ownRepoOf(resolver, rebase, *run, d)
 			}
 			if !ok {
 				ref, err := workTreeWrite(resolver, rebase(d))
@@ -37,7 +37,7 @@ func gitRewriteWrites(resolver *pathResolver, rebase func(string) string, cmd st
 				writes = append(writes, ref)
 				continue
 			}
-			res := computeGitWrites(top, gitDir, gitDir, rw)
+			res := computeGitWrites(top, cwd, gitDir, gitDir, rw)
 			switch {
 			case res.refuse != "":
 				return nil, nil, fieldErr("/command", "%s: %s", rw.prog, res.refuse)
@@ -50,6 +50,13 @@ func gitRewriteWrites(resolver *pathResolver, rebase func(string) string, cmd st
 				return nil, nil, err
 			}
 			writes = append(writes, more...)
+			if res.pathOperand {
+				ref, err := resolver.resolve(rebase(joinCwd(orDot(d), rw.revs[0])))
+				if err != nil {
+					return nil, nil, &FieldError{Pointer: "/command", Err: err}
+				}
+				writes = append(writes, ref)
+			}
 		}
 	}
 	return writes, holds, nil
@@ -101,24 +108,25 @@ func concurrentLine(cmd string) bool {
 	return strings.ContainsAny(s, "|&") || strings.Contains(s, "coproc")
 }
 
-// ownRepoOf is the workspace's top and its own .git directory when a git
-// command run from d uses them (discovered, not named by options); ok is
-// false for any other repository.
-func ownRepoOf(resolver *pathResolver, rebase func(string) string, run gitRun, d string) (top, gitDir string, ok bool) {
-	cwd, err := resolver.resolve(rebase(orDot(d)))
-	if err != nil || !cwd.dir {
-		return "", "", false
+// ownRepoOf is the workspace's top, the resolved directory d and the
+// workspace's own .git directory when a git command run from d uses them
+// (discovered, not named by options); ok is false for any other
+// repository.
+func ownRepoOf(resolver *pathResolver, rebase func(string) string, run gitRun, d string) (top, cwd, gitDir string, ok bool) {
+	ref, err := resolver.resolve(rebase(orDot(d)))
+	if err != nil || !ref.dir {
+		return "", "", "", false
 	}
 	if _, err := resolver.resolve("."); err != nil || resolver.ws == "" {
-		return "", "", false
+		return "", "", "", false
 	}
 	ws := resolver.ws
-	t, g, err := findGitDir(resolver, rebase, run, d, cwd.Abs)
+	t, g, err := findGitDir(resolver, rebase, run, d, ref.Abs)
 	if err != nil || t != ws || g != filepath.Join(ws, ".git") {
-		return "", "", false
+		return "", "", "", false
 	}
 	if common, err := gitCommonDir(g); err != nil || common != g {
-		return "", "", false
+		return "", "", "", false
 	}
-	return ws, g, true
+	return ws, ref.Abs, g, true
 }

@@ -30,6 +30,9 @@ type gitWrites struct {
 	suffixed []string  // repository-relative paths a conflict may write a copy beside (PATH~NAME)
 	refuse   string    // why the command is refused: what it would write cannot be allowed
 	hold     string    // why the gate cannot tell: a human decides
+	// pathOperand: checkout's operand names no revision but a file, which
+	// git restores from the index (a write of that path).
+	pathOperand bool
 }
 
 // gitLink is a symbolic link a command writes: its repository-relative
@@ -48,12 +51,14 @@ type writeSet struct {
 	links    map[string]string // absolute target → the link's path
 	refuse   string
 	quiet    bool // collect the changes only: nothing is written or judged
+	pathOp   bool // checkout's operand is a path (gitWrites.pathOperand)
 }
 
-// computeGitWrites reads what rw writes in the repository whose git
-// directory is gitDir (common directory common) and whose work tree's top
-// is top. A panic in the reader is a hold, not a crash.
-func computeGitWrites(top, gitDir, common string, rw *gitRewrite) (out gitWrites) {
+// computeGitWrites reads what rw, run in the directory cwd, writes in the
+// repository whose git directory is gitDir (common directory common) and
+// whose work tree's top is top. A panic in the reader is a hold, not a
+// crash.
+func computeGitWrites(top, cwd, gitDir, common string, rw *gitRewrite) (out gitWrites) {
 	defer func() {
 		if p := recover(); p != nil {
 			out = gitWrites{hold: fmt.Sprintf("the gate cannot tell what %s writes: the repository's data is malformed (%v)", rw.prog, p)}
@@ -65,7 +70,7 @@ func computeGitWrites(top, gitDir, common string, rw *gitRewrite) (out gitWrites
 	}
 	defer s.st.Close()
 	w := &writeSet{
-		c:     &gitChecker{s: s, read: &GitReadRef{gitDir: gitDir, common: common, cwd: top}},
+		c:     &gitChecker{s: s, read: &GitReadRef{gitDir: gitDir, common: common, cwd: cwd}},
 		top:   top,
 		paths: map[string]bool{}, suffixed: map[string]bool{}, links: map[string]string{},
 	}
@@ -82,7 +87,7 @@ func computeGitWrites(top, gitDir, common string, rw *gitRewrite) (out gitWrites
 	for _, target := range sortedKeys(w.links) {
 		links = append(links, gitLink{path: w.links[target], target: target})
 	}
-	return gitWrites{paths: sortedKeys(w.paths), links: links, suffixed: sortedKeys(w.suffixed)}
+	return gitWrites{paths: sortedKeys(w.paths), links: links, suffixed: sortedKeys(w.suffixed), pathOperand: w.pathOp}
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -182,8 +187,9 @@ func (w *writeSet) moveTo(rw *gitRewrite, head plumbing.Hash) error {
 	if errors.Is(err, errNotRev) && rw.kind == rwCheckout {
 		tips, err = w.remoteGuess(op) // checkout NAME makes NAME from the one remote branch of that name
 		if err == nil && len(tips) == 0 {
-			if strings.HasPrefix(rw.prog, "git checkout") && w.c.exists(op) {
-				return nil // a path, recorded as written by the analysis
+			if rw.prog == "git checkout" && w.c.exists(op) {
+				w.pathOp = true // a path, restored from the index
+				return nil
 			}
 			return fmt.Errorf("%s names no revision the gate finds", op)
 		}

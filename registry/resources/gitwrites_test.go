@@ -77,6 +77,8 @@ func TestGitRewriteOrdinary(t *testing.T) {
 		{"git rebase feature", []string{"src/c.go"}},
 		{"git rebase --onto feature main~1 main", []string{"src/c.go"}},
 		{"git status && git checkout feature", []string{"src/b.go"}},
+		{"git checkout src/a.go", []string{"src/a.go"}},
+		{"cd src && git checkout a.go", []string{"src/a.go"}},
 	} {
 		w, h, err := rewriteOf(t, ws, tc.line)
 		if err != nil || len(h) > 0 {
@@ -131,6 +133,7 @@ func TestGitRewriteAttacks(t *testing.T) {
 		{"stash pop of a planted index", "git update-index --add --cacheinfo 100644,$(echo '{}' | git hash-object -w --stdin),.mcp.json && git stash -q", "git stash pop", ".mcp.json", ".mcp.json"},
 		{"reset of a planted index", "echo x > .mcp.json && git update-index --add --cacheinfo 100644,$(echo '{}' | git hash-object -w --stdin),.mcp.json", "git reset --hard", ".mcp.json", ".mcp.json"},
 		{"stash of a planted index", "echo x > .mcp.json && git update-index --add --cacheinfo 100644,$(echo '{}' | git hash-object -w --stdin),.mcp.json", "git stash", ".mcp.json", ".mcp.json"},
+		{"checkout of a path", "echo '{}' > .mcp.json && git add .mcp.json && git commit -qm add && echo x > .mcp.json", "git checkout .mcp.json", ".mcp.json", ".mcp.json"},
 		{"link to /etc", branch("evil", "ln -s /etc src/l"), "git checkout evil", "!src/l a symbolic link to /etc", "src/l"},
 		{"link to the home", branch("evil", "ln -s $HOME/.ssh src/l"), "git merge evil", "!a symbolic link to", "src/l"},
 		{"link up and out", branch("evil", "ln -s ../../../x src/l"), "git stash && git switch evil", "", ""},
