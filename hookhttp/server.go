@@ -1,6 +1,7 @@
 package hookhttp
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -11,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/leasedeck/leasedeck/bridge"
@@ -38,6 +38,10 @@ const MaxBuffered = 256 << 20
 // its socket needs for everyone else.
 const MaxConnections = 128
 
+// DefaultBodyTimeout bounds a payload's arrival as ReadHeaderTimeout
+// bounds its headers'.
+const DefaultBodyTimeout = 10 * time.Second
+
 // Server answers Claude Code's HTTP hooks for one registry.
 type Server struct {
 	Endpoint Endpoint
@@ -51,8 +55,15 @@ type Server struct {
 	// CapabilityDir keeps client sessions' capabilities, shared with the
 	// command hook (bridge.CapabilityFiles).
 	CapabilityDir string
+	// EvictAfter: at the connection cap, a connection with no hook
+	// answered for this long is closed to make room (0: DefaultEvictAfter).
+	EvictAfter time.Duration
+	// BodyTimeout is how long a payload's first 4 MiB may take to arrive,
+	// a second more for each 4 MiB after (0: DefaultBodyTimeout).
+	BodyTimeout time.Duration
 
 	inFlight chan struct{}
+	conns    conns
 	bufMu    sync.Mutex
 	buffered int64 // payload bytes reserved by the hooks being answered
 }
@@ -84,23 +95,16 @@ func Listen(e Endpoint) (net.Listener, error) {
 // told to block on failure, refuses the call).
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	s.inFlight = make(chan struct{}, MaxInFlight)
-	// Counted here rather than with a limiting listener from
-	// golang.org/x/net, which would bring a newer x/text under the
-	// cockpit's renderer for ten lines.
-	var open atomic.Int64
+	s.conns.evictAfter = cmp.Or(s.EvictAfter, DefaultEvictAfter)
+	// Counted here (conns) rather than with a limiting listener from
+	// golang.org/x/net, which would refuse a new connection where this
+	// closes the idlest to make room for it.
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: 64 << 10, ErrorLog: log.New(io.Discard, "", 0),
 		BaseContext: func(net.Listener) context.Context { return ctx },
-		ConnState: func(c net.Conn, st http.ConnState) {
-			switch st {
-			case http.StateNew:
-				if open.Add(1) > MaxConnections {
-					c.Close()
-				}
-			case http.StateClosed, http.StateHijacked:
-				open.Add(-1)
-			}
-		}}
+		ConnContext: s.conns.context,
+		ConnState:   s.conns.state,
+	}
 	stop := context.AfterFunc(ctx, func() { srv.Close() })
 	defer stop()
 	err := srv.Serve(l)
@@ -132,6 +136,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "this endpoint needs the hook token leasedeck install wrote", http.StatusUnauthorized)
 		return
 	}
+	// Only a hook with the token keeps its connection from being the
+	// idlest: a process without it cannot hold connections by sending
+	// requests that are refused.
+	end, ok := s.conns.begin(r)
+	if !ok {
+		return
+	}
+	defer end()
 	select {
 	case s.inFlight <- struct{}{}:
 		defer func() { <-s.inFlight }()
@@ -152,11 +164,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.release(size)
+	// The body is bounded in time as the headers are: a caller that
+	// trickles it would hold its share of the payload budget and a slot.
+	// Cleared once it is read, so a hook waiting for a human is not cut
+	// off by the server's read of the next request.
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(cmp.Or(s.BodyTimeout, DefaultBodyTimeout) + time.Duration(size/(4<<20))*time.Second))
 	body := make([]byte, size)
 	if _, err := io.ReadFull(r.Body, body); err != nil {
+		// The deadline stays: the server would otherwise wait for the
+		// rest of the body before it answers.
+		w.Header().Set("Connection", "close")
 		http.Error(w, "the hook payload could not be read: "+err.Error(), http.StatusRequestEntityTooLarge)
 		return
 	}
+	rc.SetReadDeadline(time.Time{})
 	configured := time.Duration(0)
 	if n, err := strconv.Atoi(r.URL.Query().Get("timeout")); err == nil && n > 0 {
 		configured = time.Duration(n) * time.Second

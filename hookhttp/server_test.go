@@ -3,75 +3,108 @@ package hookhttp
 import (
 	"bufio"
 	"context"
-	"io"
 	"net"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
-// A local process that opens connections and sends nothing cannot hold
-// more than MaxConnections: one past it is closed at once, and once they
-// go the endpoint answers again.
-func TestConnectionsAreCapped(t *testing.T) {
+// serveTest serves s on a fresh loopback port until the test ends.
+func serveTest(t *testing.T, s *Server) Endpoint {
+	t.Helper()
 	l, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep := Endpoint{Port: l.Addr().(*net.TCPAddr).Port, Token: strings.Repeat("ab", 32)}
+	s.Endpoint = Endpoint{Port: l.Addr().(*net.TCPAddr).Port, Token: strings.Repeat("ab", 32)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- (&Server{Endpoint: ep}).Serve(ctx, l) }()
-	defer func() { cancel(); <-done }()
+	go func() { done <- s.Serve(ctx, l) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return s.Endpoint
+}
+
+// holdConnections opens n connections that send nothing. The server
+// accepts connections in the order they were made, so it has seen them
+// all by the time it sees the next.
+func holdConnections(t *testing.T, ep Endpoint, n int) []net.Conn {
+	t.Helper()
 	var held []net.Conn
-	for range MaxConnections {
+	for range n {
 		c, err := net.Dial("tcp4", ep.Addr())
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { c.Close() })
 		held = append(held, c)
 	}
-	// Let the server see every held connection before the one past the cap.
-	for _, c := range held[:1] {
-		c.Write([]byte("GET " + Path + " HTTP/1.1\r\nHost: " + ep.Addr() + "\r\n\r\n"))
-		c.SetReadDeadline(time.Now().Add(10 * time.Second))
-		buf := make([]byte, 12)
-		if _, err := io.ReadFull(c, buf); err != nil || !strings.Contains(string(buf), "405") {
-			t.Fatalf("a held connection was not served: %q %v", buf, err)
-		}
-	}
-	extra, err := net.Dial("tcp4", ep.Addr())
+	return held
+}
+
+// status sends one request on a new connection and returns its status
+// line, or the error that ended the connection.
+func status(ep Endpoint, req string) (string, error) {
+	c, err := net.Dial("tcp4", ep.Addr())
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	defer extra.Close()
-	extra.SetReadDeadline(time.Now().Add(10 * time.Second))
-	extra.Write([]byte("GET " + Path + " HTTP/1.1\r\nHost: " + ep.Addr() + "\r\n\r\n"))
-	if n, err := extra.Read(make([]byte, 64)); err == nil {
-		t.Fatalf("a connection past the cap was served (%d bytes)", n)
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.Write([]byte(req))
+	return bufio.NewReader(c).ReadString('\n')
+}
+
+// A local process that opens connections and sends nothing cannot hold
+// more than MaxConnections: past the cap, while every held one is younger
+// than EvictAfter (a request may be on its way on it), the new one is
+// closed at once.
+func TestConnectionsAreCapped(t *testing.T) {
+	ep := serveTest(t, &Server{EvictAfter: time.Hour})
+	holdConnections(t, ep, MaxConnections)
+	line, err := status(ep, "GET "+Path+" HTTP/1.1\r\nHost: "+ep.Addr()+"\r\n\r\n")
+	if err == nil {
+		t.Fatalf("a connection past the cap was served: %q", line)
 	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		t.Fatal("a connection past the cap was kept open")
 	}
-	for _, c := range held {
-		c.Close()
+}
+
+// Nor can it shut the client's hooks out by holding them: once they have
+// been idle EvictAfter, a new connection past the cap closes the idlest,
+// and is served, every time, however many the process holds (it needs no
+// token to connect, and requests it makes without one do not count as
+// activity).
+func TestIdleConnectionsMakeRoom(t *testing.T) {
+	ep := serveTest(t, &Server{EvictAfter: time.Nanosecond})
+	held := holdConnections(t, ep, MaxConnections+8)
+	// Refused requests keep the squatter's connections busy, not live.
+	for _, c := range held[1:9] {
+		c.Write([]byte("POST " + Path + " HTTP/1.1\r\nHost: " + ep.Addr() + "\r\nContent-Length: 0\r\n\r\n"))
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		req, _ := http.NewRequest(http.MethodPost, "http://"+ep.Addr()+Path, strings.NewReader("{}"))
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusUnauthorized {
-				t.Fatalf("after the cap: status %d, want 401", resp.StatusCode)
-			}
-			return
+	for i := range 3 {
+		line, err := status(ep, "POST "+Path+" HTTP/1.1\r\nHost: "+ep.Addr()+"\r\nContent-Length: 2\r\n\r\n{}")
+		if err != nil || !strings.Contains(line, " 401 ") {
+			t.Fatalf("request %d past the cap: %q %v, want a 401 answer", i, line, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the endpoint did not answer again after the held connections closed: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond) // the server notices the closed connections
+	}
+}
+
+// A payload that trickles is cut off when its time is up, and what it
+// reserved is given back: the same caller can then send one that arrives.
+func TestSlowPayloadIsCutOff(t *testing.T) {
+	ep := serveTest(t, &Server{BodyTimeout: 100 * time.Millisecond})
+	c, err := net.Dial("tcp4", ep.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.Write([]byte("POST " + Path + " HTTP/1.1\r\nHost: " + ep.Addr() + "\r\nAuthorization: Bearer " + ep.Token +
+		"\r\nContent-Length: 4096\r\n\r\n{\"a\":"))
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil || !strings.Contains(line, " 413 ") {
+		t.Fatalf("a trickled payload: %q %v, want 413", line, err)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -183,4 +184,62 @@ func TestRunRefusesHTTPHooks(t *testing.T) {
 	if r := w.run("", "run", "--client", "claude-code", "--", "true"); strings.Contains(r.stderr, "HTTP hooks") {
 		t.Fatalf("run still refuses after --command-hooks: %+v", r)
 	}
+}
+
+// A local process with no token that holds more connections to the HTTP
+// hook endpoint than it keeps open cannot shut Claude Code's hooks out:
+// once they have been idle a moment, a hook's new connection makes room
+// and is answered (here, an allow the lease gives), and the journal stays
+// valid. Before, every hook was refused while the connections were held,
+// and Claude Code blocked every call.
+func TestHTTPHookOutlivesASquatter(t *testing.T) {
+	w := newWorkspace(t)
+	w.serve()
+	ep := w.endpoint()
+	for range hookhttp.MaxConnections + 64 {
+		c, err := net.Dial("tcp4", ep.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	payload := w.payload("claude-code", "PreToolUse", nil)
+	// Well within the server's 10 s header timeout, which alone would
+	// free the held connections eventually.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		a, err := tryPost(ep, payload)
+		if err == nil {
+			if a.status != http.StatusOK {
+				t.Fatalf("status %d: %s", a.status, a.body)
+			}
+			if d, _ := decisionOf(t, a.body); d != "allow" {
+				t.Fatalf("decision %q: %s", d, a.body)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no hook answered while the connections were held: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond) // until the held connections are old enough to make room
+	}
+	if r := w.run("", "journal", "verify"); r.code != 0 {
+		t.Fatalf("journal verify: %+v", r)
+	}
+}
+
+// tryPost POSTs a hook with the token, returning the transport's error.
+func tryPost(ep hookhttp.Endpoint, payload string) (httpAnswer, error) {
+	req, err := http.NewRequest(http.MethodPost, ep.Base()+"?timeout=30", strings.NewReader(payload))
+	if err != nil {
+		return httpAnswer{}, err
+	}
+	req.Header.Set("Authorization", "Bearer "+ep.Token)
+	resp, err := (&http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+	if err != nil {
+		return httpAnswer{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return httpAnswer{resp.StatusCode, string(b)}, err
 }
