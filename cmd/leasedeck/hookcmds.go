@@ -146,10 +146,10 @@ func runInstall(args []string, e *env) int {
 	// the directory a call runs in, which the agent chooses.
 	unpinned := setup.FormatHookCommand(leasedeckExe, a.Name(), "", int(timeout/time.Second))
 	cmdline := setup.FormatHookCommand(exe, a.Name(), w.Root, int(timeout/time.Second))
-	existing, err := os.ReadFile(path)
+	existing, err := readClientFile(path, *dry)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		e.errorf("cannot read %s: %v", path, err)
-		return exitInvalid
+		e.errorf("install: %v", err)
+		return clientFileExit(err)
 	}
 	opts := setup.InstallOptions{Command: cmdline, Replaces: []string{unpinned}, Workspace: w.Root, ApprovalTimeout: settings.ApprovalTimeout,
 		Timeout: timeout, FailClosed: *failClosed, Optional: *optional, NoToolOutcomes: !*toolOutcomes && a.Name() == "claude-code"}

@@ -29,10 +29,10 @@ func installPlugin(e *env, client string, w workspace.Workspace, scope, exe stri
 		e.errorf("install: %v", err)
 		return exitInvalid
 	}
-	existing, err := os.ReadFile(path)
+	existing, err := readClientFile(path, dry)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		e.errorf("cannot read %s: %v", path, err)
-		return exitInvalid
+		e.errorf("install: %v", err)
+		return clientFileExit(err)
 	}
 	res, err := setup.InstallPlugin(client, existing, setup.PluginOptions{Executable: abs, Workspace: w.Root, Timeout: timeout})
 	if err != nil {

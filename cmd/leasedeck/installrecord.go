@@ -99,7 +99,9 @@ func writeInstalled(w workspace.Workspace, in installWrite, e *env) int {
 		return exitInvalid
 	}
 	if in.existing != nil && !held {
-		if err := os.WriteFile(in.path+backupSuffix, in.existing, mode); err != nil {
+		// Renamed into place, as the file itself is: never written
+		// through whatever is at the backup's name (a link planted there).
+		if err := durable.WriteFile(in.path+backupSuffix, in.existing, mode); err != nil {
 			e.errorf("cannot back up %s: %v", in.path, err)
 			return exitInvalid
 		}

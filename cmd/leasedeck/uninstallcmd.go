@@ -43,14 +43,14 @@ func runUninstall(args []string, e *env) int {
 		e.errorf("%v", err)
 		return exitUsage
 	}
-	current, err := readSettingsFile(path)
+	current, err := readClientFile(path, *dry)
 	if errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(e.stdout, "%s does not exist: no leasedeck hooks for %s to remove\n", path, a.Name())
 		return exitOK
 	}
 	if err != nil {
-		e.errorf("%v", err)
-		return exitInvalid
+		e.errorf("uninstall: %v", err)
+		return clientFileExit(err)
 	}
 	// Ours: every entry pinned to this workspace, and the unpinned form an
 	// install of this binary would have written before hooks were pinned.
@@ -60,7 +60,7 @@ func runUninstall(args []string, e *env) int {
 		owner.Commands = []string{setup.FormatHookCommand(defaultExecutable(), a.Name(), "", secs)}
 	}
 	opts := setup.UninstallOptions{Owner: owner, Record: loadInstallRecord(w, path)}
-	backup, berr := readSettingsFile(path + backupSuffix)
+	backup, berr := backupOf(path)
 	if berr == nil {
 		opts.Backup, opts.HaveBackup = backup, true
 	}
