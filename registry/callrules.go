@@ -336,12 +336,16 @@ func globDir(p string) string {
 // protectedWrite names the first write of use that touches a protected
 // path, or returns "".
 func (r CallRules) protectedWrite(use resources.Use) string {
+	if len(use.Writes) == 0 {
+		return ""
+	}
+	// Compiled once per list and kept (CompileDenyPaths): the lists are
+	// matched on every write of every call.
 	for _, list := range [][]string{ImplicitProtectedWrites, r.ProtectedWrites} {
+		guard := resources.CompileDenyPaths(list)
 		for _, p := range use.Writes {
-			for _, pat := range list {
-				if resources.WriteTouches(pat, p) {
-					return fmt.Sprintf("write to %s is refused: %s is protected (a change there decides what runs later)", displayPath(p), pat)
-				}
+			if pat, ok := guard.WriteTouches(p); ok {
+				return fmt.Sprintf("write to %s is refused: %s is protected (a change there decides what runs later)", displayPath(p), pat)
 			}
 		}
 	}

@@ -85,9 +85,10 @@ func (d DenyPaths) Match(ref PathRef) (string, bool) {
 // WriteTouches decides it.
 func (d DenyPaths) WriteTouches(ref PathRef) (string, bool) {
 	var f refFold
+	var h refHeads
 	for i := range d.patterns {
 		p := &d.patterns[i]
-		if p.writeTouches(&ref, &f) {
+		if !p.cannotTouch(&ref, &h) && p.writeTouchesAll(&ref, &f) {
 			return p.raw, true
 		}
 	}

@@ -218,6 +218,9 @@ type denyPattern struct {
 	shape byte
 	dir   string
 	upper bool // strings.ToLower changes raw
+	// first is the pattern's first name, literal and lower-cased, or ""
+	// (firstSegment): what cannotTouch compares.
+	first string
 	// low is the pattern lower-cased, compiled, when upper (nil: it is
 	// this one, or a pattern lowered already).
 	low *denyPattern
@@ -289,6 +292,7 @@ func compileDenyOne(pattern string) denyPattern {
 		d.kind = '/'
 	}
 	d.clean, d.valid = cleanGlob(sub)
+	d.first = firstSegment(d.clean, d.kind)
 	d.shape = 'g'
 	switch {
 	case !hasGlobMeta(d.clean):

@@ -439,6 +439,14 @@ func WriteTouches(pattern string, ref PathRef) bool {
 // writeTouches is WriteTouches for this pattern, with the folded forms of
 // ref kept in f (nil: made here), as in matchFolding.
 func (d *denyPattern) writeTouches(ref *PathRef, f *refFold) bool {
+	if d.cannotTouch(ref, nil) {
+		return false
+	}
+	return d.writeTouchesAll(ref, f)
+}
+
+// writeTouchesAll is writeTouches without the short cut of cannotTouch.
+func (d *denyPattern) writeTouchesAll(ref *PathRef, f *refFold) bool {
 	if d.matchFolding(ref, f) || holdsPatternRoot(d.raw, *ref) {
 		return true
 	}
