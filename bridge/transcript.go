@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 
 	"github.com/leasedeck/leasedeck/registry/wire"
 )
@@ -50,7 +51,10 @@ func TranscriptUsage(path, promptID string) (*Telemetry, error) {
 	if path == "" {
 		return nil, errors.New("the payload names no transcript")
 	}
-	f, err := os.Open(path)
+	// Opened without blocking: a path that names a FIFO would otherwise
+	// hold the hook (or the registry's HTTP hook handler) until someone
+	// writes to it. What is not a regular file is refused below.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
