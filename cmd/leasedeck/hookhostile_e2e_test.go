@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -127,5 +128,45 @@ func TestHostileCallsCoverEveryClient(t *testing.T) {
 		if !seen[f.client] {
 			t.Errorf("no hostile call for %s", f.client)
 		}
+	}
+}
+
+// A gate payload that is not exactly one well-formed JSON object is
+// refused by every client's adapter, in both programs that run hooks:
+// what the client's parser would make of it (JSON.parse and serde take
+// the last of two equal keys, skip a BOM or not, replace invalid UTF-8)
+// is not the gate's to guess.
+func TestHookRefusesMalformedGatePayloads(t *testing.T) {
+	w := newWorkspace(t)
+	w.serve()
+	for _, f := range gateFixtures {
+		good := w.payload(f.client, f.file, func(m map[string]any) {
+			m["tool_input"].(map[string]any)["command"] = "ls"
+		})
+		key := `"command":"ls"`
+		if !strings.Contains(good, key) {
+			t.Fatalf("%s: no %s in %s", f.client, key, good)
+		}
+		attacks := map[string]string{
+			"a BOM before it":         "\ufeff" + good,
+			"garbage after it":        good + "x",
+			"two objects":             good + good,
+			"nested 10,000 deep":      strings.Replace(good, key, key+`,"x":`+strings.Repeat("[", 10000)+strings.Repeat("]", 10000), 1),
+			"the command named twice": strings.Replace(good, key, key+`,"command":"cat .leasedeck/policy.json"`, 1),
+			"invalid UTF-8":           strings.Replace(good, key, `"command":"ls \xff"`, 1),
+		}
+		for name, stdin := range attacks {
+			for _, exe := range hookPrograms() {
+				if r := w.hookOn(exe, f.client, stdin); !refusedByClient(f.client, r) {
+					t.Errorf("%s %s: %s: not refused: exit %d\nstdout: %.300s\nstderr: %.300s", filepath.Base(exe), f.client, name, r.code, r.stdout, r.stderr)
+				}
+			}
+		}
+		if r := w.hook(f.client, good); refusedByClient(f.client, r) {
+			t.Errorf("%s: the well-formed payload was refused: %+v", f.client, r)
+		}
+	}
+	if r := w.run("", "journal", "verify"); r.code != 0 {
+		t.Fatalf("journal verify: %+v", r)
 	}
 }
