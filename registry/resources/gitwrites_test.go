@@ -168,3 +168,21 @@ func TestGitRewriteAttacks(t *testing.T) {
 		})
 	}
 }
+
+// TestGitRewriteRunsNothingTheAgentWrote: what git runs during these
+// commands — the post-checkout, post-merge and post-rewrite hooks, a merge
+// driver — comes from the repository's configuration: one that names a
+// program or a hooks directory the agent can write holds the command.
+func TestGitRewriteRunsNothingTheAgentWrote(t *testing.T) {
+	for _, cfg := range []string{
+		"git config core.hooksPath src/hooks",
+		"git config merge.x.driver ./src/merge.sh && echo '* merge=x' > .gitattributes",
+	} {
+		ws := gitWorkspace(t, append(slices.Clone(featureRepo), cfg)...)
+		for _, line := range []string{"git checkout feature", "git merge feature", "git rebase feature", "git stash pop"} {
+			if _, h, err := rewriteOf(t, ws, line); err == nil && len(h) == 0 {
+				t.Errorf("%s with %s: not held", line, cfg)
+			}
+		}
+	}
+}
