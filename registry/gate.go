@@ -132,6 +132,9 @@ func deniedBy(g *Manifest, use resources.Use) string {
 			}
 		}
 	}
+	if why := lostFoundRead(use); why != "" {
+		return why
+	}
 	// A recursive read of a directory reads every file below it.
 	if len(use.TreeReads) > 0 && use.TreeChecked != nil && use.TreeChecked.Result.Denied != nil {
 		return treeDenied(use.TreeChecked.Result.Denied)

@@ -166,6 +166,10 @@ var hostileLines = map[string][]string{
 		"diff -r ~ src", "grep -rl pass /etc", "git grep -e key HEAD -- .env", "git show :.env",
 		"git config --blob HEAD:.env --list", "git config --blob=:.env -l", "git config --blob e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 -l",
 		"git config --blob main --list", "git config --bl HEAD:.env -l",
+		"printf '100644 blob 5128d1ae163c\te\n' | git mktree", "echo 'update refs/tags/y 5128d1a' | git update-ref --stdin",
+		"git fsck --lost-found", "git fsck --full --lost-found", "cat .git/lost-found/other/*", "git notes copy --stdin",
+		"git update-index --cacheinfo 100644 5128d1ae163c src/e", "git notes add -C \"$(git rev-parse HEAD:.env)\" HEAD",
+		"git tag y $(git hash-object .env)",
 	},
 	"8 writes where the gate does not look": {
 		"find . -fprintf ~/.bashrc x", "find . -fprint /tmp/x", "find . -fls ~/.bashrc", "sed -n 'w /tmp/x' src/a.go",

@@ -37,15 +37,36 @@ func checkGitReads(g *Manifest, use resources.Use) resources.Use {
 // to go on without it.
 func gitDenied(f *resources.GitFinding) string {
 	prog := f.Read.Program
+	if f.Reason != "" {
+		return f.Reason
+	}
+	if f.Content != "" {
+		return fmt.Sprintf("%s prints the content of %s (blob %s, denied by %s in deny.paths) under the name %s, from %s: %s",
+			prog, f.Content, f.Blob, f.Pattern, gitShown(f), f.Where, gitContentHint(prog))
+	}
 	if f.Path == "" {
 		return fmt.Sprintf("%s would print the blob %s, and the gate cannot tell which file it is (it may be one deny.paths denies): name the file instead (%s REV:path)",
 			prog, f.Blob, prog)
 	}
-	shown := f.Path
+	return fmt.Sprintf("%s prints %s from %s, and it is denied by %s (deny.paths): %s", prog, gitShown(f), f.Where, f.Pattern, gitHint(prog, f.Path))
+}
+
+// gitShown is the finding's path as the agent names it (below the
+// workspace when the work tree lies inside it).
+func gitShown(f *resources.GitFinding) string {
 	if f.Read.Top.Inside && f.Read.Top.Rel != "." {
-		shown = f.Read.Top.Rel + "/" + f.Path
+		return f.Read.Top.Rel + "/" + f.Path
 	}
-	return fmt.Sprintf("%s prints %s from %s, and it is denied by %s (deny.paths): %s", prog, shown, f.Where, f.Pattern, gitHint(prog, f.Path))
+	return f.Path
+}
+
+// gitContentHint tells the agent how to go on when a file holds the
+// content of a denied one.
+func gitContentHint(prog string) string {
+	if prog == "git checkout-index" || prog == "git read-tree" {
+		return "it would write the denied file's bytes where the gate no longer knows them; leave that path out"
+	}
+	return "the same bytes are the denied file whatever their name; leave that path out (a pathspec such as ':!PATH'), or remove the copy (git rm --cached, git notes remove, git tag -d)"
 }
 
 // gitHint tells the agent how to run the command without the denied

@@ -43,6 +43,12 @@ type GitFinding struct {
 	Where   string // where it was found: "the index", "commit 1a2b3c4", …
 	Pattern string // the deny entry it matches
 	Blob    string // the blob named by its id, when Path is ""
+	// Content is the denied path whose content the blob at Path holds
+	// (Path itself is not denied): the same bytes under another name.
+	Content string
+	// Reason, when set, is the whole of why the command is refused (a
+	// command that names an object rather than printing one).
+	Reason string
 }
 
 // GitCheck is CheckGitReads' answer for one deny list, kept with the
@@ -70,7 +76,7 @@ func CheckGitReads(reads []GitReadRef, deny []string) GitResult {
 		if !w.denyBelow(top) {
 			continue // no deny entry can match a path in this work tree
 		}
-		res := checkGitRead(r, &w, deadline)
+		res := checkGitRead(r, &w, strings.Join(deny, "\x00"), deadline)
 		if res.Denied != nil || res.Hold != "" {
 			return res
 		}
@@ -80,7 +86,7 @@ func CheckGitReads(reads []GitReadRef, deny []string) GitResult {
 
 // checkGitRead checks one command; a panic in the reader (malformed data
 // go-git did not expect) is a hold, not a crash.
-func checkGitRead(r *GitReadRef, w *treeWalk, deadline time.Time) (res GitResult) {
+func checkGitRead(r *GitReadRef, w *treeWalk, denyKey string, deadline time.Time) (res GitResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			res = GitResult{Hold: fmt.Sprintf("the gate cannot tell what %s prints: the repository's data is malformed (%v)", r.Program, p)}
@@ -92,7 +98,12 @@ func checkGitRead(r *GitReadRef, w *treeWalk, deadline time.Time) (res GitResult
 	}
 	defer s.st.Close()
 	c := &gitChecker{s: s, read: r, tw: w, refs: map[string]PathRef{}}
-	err = c.run()
+	if !r.reach.notesOnly || gitHasNotes(r.common) {
+		err = c.loadDenied(denyKey, deadline)
+	}
+	if err == nil {
+		err = c.run()
+	}
 	switch {
 	case c.found != nil:
 		return GitResult{Denied: c.found}
@@ -116,6 +127,19 @@ type gitChecker struct {
 	found *GitFinding
 	refs  map[string]PathRef // directory (repository-relative) → its path, built once
 	where string             // what is being read, for the finding
+	// denied holds the blobs found at a denied path (gitdenied.go); when
+	// it holds any, every directory is read, since the same content may
+	// lie under any name.
+	denied gitDeniedBlobs
+	// collect: the walk fills denied rather than judging files.
+	collect bool
+	// contentOnly: a file at a denied path is not a finding (the command
+	// writes it under its own name, where the deny still holds); only a
+	// denied file's content under another name is.
+	contentOnly bool
+	// rename is prepended to the paths of the trees a command writes
+	// (git read-tree --prefix).
+	rename string
 }
 
 // ref is the path of rel (repository-relative) below the top.
@@ -135,14 +159,32 @@ func (c *gitChecker) ref(rel string) PathRef {
 	return r
 }
 
-// file checks one file the command may print.
-func (c *gitChecker) file(rel string) error {
+// file checks one file the command may print, holding the blobs hs (its
+// two sides in a change): a denied path, or a denied file's content under
+// a name the deny list does not match.
+func (c *gitChecker) file(rel string, hs ...plumbing.Hash) error {
 	if !c.spec.has(rel) {
 		return nil
 	}
-	if pat, ok := c.tw.deny.Match(c.ref(rel)); ok {
+	rel = c.rename + rel
+	pat, ok := c.tw.deny.Match(c.ref(rel))
+	switch {
+	case c.collect:
+		if ok {
+			c.denied.add(hs, rel, pat)
+		}
+		return nil
+	case ok && !c.contentOnly:
 		c.found = &GitFinding{Read: *c.read, Path: rel, Where: c.where, Pattern: pat}
 		return errFound
+	case ok:
+		return nil
+	}
+	for _, h := range hs {
+		if at, held := c.denied[h]; held {
+			c.found = &GitFinding{Read: *c.read, Path: rel, Where: c.where, Pattern: at.pattern, Content: at.path, Blob: h.String()[:12]}
+			return errFound
+		}
 	}
 	return nil
 }
@@ -153,7 +195,10 @@ func (c *gitChecker) dirMayHold(rel string) bool {
 	if !c.spec.mayHoldBelow(rel) {
 		return false
 	}
-	ref := c.ref(rel)
+	if len(c.denied) > 0 && !c.collect {
+		return true // a denied file's content may lie under any name
+	}
+	ref := c.ref(c.rename + rel)
 	ref.dir = true
 	if _, ok := c.tw.deny.Match(ref); ok {
 		return true
@@ -164,6 +209,9 @@ func (c *gitChecker) dirMayHold(rel string) bool {
 // blob refuses a blob named by its id: which path holds it cannot be told
 // cheaply, so it may be a denied file's.
 func (c *gitChecker) blob(h plumbing.Hash) error {
+	if c.collect {
+		return nil // a ref that names a blob: no path to judge it by
+	}
 	c.found = &GitFinding{Read: *c.read, Where: c.where, Blob: h.String()[:12]}
 	return errFound
 }
@@ -210,7 +258,8 @@ func (c *gitChecker) diffEntry(x, y object.TreeEntry, rel string) error {
 	}
 	var subA, subB plumbing.Hash
 	file := false
-	for _, e := range []*object.TreeEntry{&x, &y} {
+	var blobs [2]plumbing.Hash
+	for i, e := range []*object.TreeEntry{&x, &y} {
 		switch {
 		case e.Hash.IsZero() || e.Mode == filemode.Submodule:
 		case e.Mode == filemode.Dir:
@@ -221,10 +270,11 @@ func (c *gitChecker) diffEntry(x, y object.TreeEntry, rel string) error {
 			}
 		default:
 			file = true
+			blobs[i] = e.Hash
 		}
 	}
 	if file {
-		if err := c.file(rel); err != nil {
+		if err := c.file(rel, blobs[0], blobs[1]); err != nil {
 			return err
 		}
 	}
@@ -339,8 +389,11 @@ func (c *gitChecker) walk(tips, stops []plumbing.Hash, depth int, full bool) err
 			}
 			seen[h] = true
 			cm, err := c.commitOf(h)
-			if err != nil || cm == nil {
+			if err != nil {
 				return err
+			}
+			if cm == nil {
+				continue // a tree or a blob (checked), or a shallow boundary
 			}
 			if full {
 				c.where = "commit " + cm.Hash.String()[:12]
@@ -383,16 +436,17 @@ func (c *gitChecker) commitOf(h plumbing.Hash) (*object.Commit, error) {
 
 // index checks the paths the index holds.
 func (c *gitChecker) index() error {
-	paths, err := gitIndexPaths(c.read.gitDir)
+	entries, err := gitIndexPaths(c.read.gitDir)
 	if err != nil {
 		return err
 	}
 	c.where = "the index"
 	skip := map[string]bool{} // directories below which no deny entry matches
-	for _, p := range paths {
+	for _, e := range entries {
 		if err := c.s.spend(false); err != nil {
 			return err
 		}
+		p := e.name
 		if dir := path.Dir(p); dir != "." {
 			held, seen := skip[dir]
 			if !seen {
@@ -403,7 +457,7 @@ func (c *gitChecker) index() error {
 				continue
 			}
 		}
-		if err := c.file(p); err != nil {
+		if err := c.file(p, e.hash); err != nil {
 			return err
 		}
 	}

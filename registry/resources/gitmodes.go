@@ -15,6 +15,7 @@ type gitOperands struct {
 	revs     []gitRev
 	subtrees []gitRev // REV:path, with the path among the pathspecs
 	paths    bool     // some operand was a pathspec
+	indexed  bool     // some operand was a file of the index (:path)
 	failed   bool     // some operand names nothing: git stops before printing
 }
 
@@ -32,7 +33,13 @@ func (c *gitChecker) operands(r *gitReach) (gitOperands, error) {
 		case strings.HasPrefix(op, ":/"):
 			return ops, fmt.Errorf("%s names a commit by its message, which the gate does not search", op)
 		case strings.HasPrefix(op, ":"):
-			continue // :path, :N:path: a file of the index, read by its path (checked as such)
+			// :path, :N:path: a file of the index, read by its path
+			// (checked as such), and by its content.
+			if err := c.indexPath(op, false); err != nil {
+				return ops, err
+			}
+			ops.indexed = true
+			continue
 		case strings.Contains(op, ":"):
 			if err := c.subtree(&ops, op); err != nil {
 				return ops, err
@@ -92,12 +99,35 @@ func (c *gitChecker) subtree(ops *gitOperands, op string) error {
 	return nil
 }
 
-// run checks the command's reach by its mode.
+// run checks the command's reach by its mode, and the notes it prints.
 func (c *gitChecker) run() error {
 	r := &c.read.reach
 	if r.unknown != "" {
 		return errors.New(r.unknown)
 	}
+	switch r.mode {
+	case gitModeNamed:
+		return c.named(r)
+	case gitModeRefFormat:
+		return c.refTargets()
+	case gitModeIndexWrite:
+		return c.indexWrite(r)
+	case gitModeNotes:
+		return c.notes()
+	}
+	if !r.notesOnly {
+		if err := c.runMode(r); err != nil {
+			return err
+		}
+	}
+	if r.notes {
+		return c.notes()
+	}
+	return nil
+}
+
+// runMode checks what a content-printing command prints by its mode.
+func (c *gitChecker) runMode(r *gitReach) error {
 	ops, err := c.operands(r)
 	if err != nil || ops.failed {
 		return err
@@ -221,7 +251,7 @@ func (c *gitChecker) stash() error {
 // listing of names); a blob is refused. A range is walked as log walks it.
 func (c *gitChecker) show(r *gitReach, ops gitOperands) error {
 	revs := ops.revs
-	if len(revs) == 0 && len(ops.subtrees) == 0 {
+	if len(revs) == 0 && len(ops.subtrees) == 0 && !ops.indexed {
 		head, err := c.head()
 		if err != nil {
 			return err

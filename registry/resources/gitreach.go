@@ -32,6 +32,10 @@ const (
 	gitModeStash                          // stash show, stash list -p: every stash entry
 	gitModeBundle                         // bundle create: every object of the commits walked
 	gitModeRangeDiff                      // range-diff: the changes of the ranges
+	gitModeNamed                          // tag, update-ref, notes add -C …: the objects named (gitnamed.go)
+	gitModeNotes                          // notes show: the notes
+	gitModeRefFormat                      // for-each-ref --format=%(raw) …: the objects refs name
+	gitModeIndexWrite                     // checkout-index: the index entries written
 )
 
 // gitReach is what one content-printing git command may print.
@@ -49,6 +53,14 @@ type gitReach struct {
 	full    bool     // --full-diff: the whole change of a commit a pathspec selects
 	// unknown says why the reach cannot be bounded: the line is held.
 	unknown string
+	// notes: the command prints the notes of the commits it shows;
+	// notesOnly: and nothing else from the object store.
+	notes, notesOnly bool
+	// named are the objects a gitModeNamed command names; readsTree: it
+	// reads them into the index (read-tree), below rename (--prefix).
+	named     []string
+	readsTree bool
+	rename    string
 }
 
 // gitPatchOpts are the options that make log, whatchanged, diff-tree and
@@ -98,10 +110,11 @@ var gitDepthSafe = map[string]bool{
 // noteGitReach records the reach of the git command being analysed (the
 // last git run noted) when mode, given its options, prints contents.
 func (a *analyzer) noteGitReach(prog string, mode gitMode, g gitArgs, before []*syntax.Word) {
-	if a.err != nil || len(a.use.gitRuns) == 0 || !gitPrints(mode, g) {
+	notes := gitShowsNotes(prog, g)
+	if a.err != nil || len(a.use.gitRuns) == 0 || !gitPrints(mode, g) && !notes {
 		return
 	}
-	r := &gitReach{program: prog, mode: mode}
+	r := &gitReach{program: prog, mode: mode, notes: notes, notesOnly: !gitPrints(mode, g)}
 	r.cached = g.has("cached", "staged")
 	r.noPatch = mode == gitModeShow && g.has("s", "no-patch") && !gitHasAny(g, gitPatchOpts)
 	r.full = g.has("full-diff")

@@ -58,14 +58,19 @@ func gitIndexRepos(t testing.TB) []string {
 // stage) git ls-files --stage lists, in each generated repository.
 func TestGitIndexAgreesWithGit(t *testing.T) {
 	for _, ws := range gitIndexRepos(t) {
-		got, err := gitIndexPaths(filepath.Join(ws, ".git"))
+		entries, err := gitIndexPaths(filepath.Join(ws, ".git"))
 		if err != nil {
 			t.Fatalf("%s: %v", ws, err)
 		}
-		var want []string
+		var got, want []string
+		for _, e := range entries {
+			got = append(got, e.hash.String()+" "+e.name)
+		}
 		for _, rec := range strings.Split(strings.TrimSuffix(gitIn(t, ws, "git ls-files -z --stage"), "\x00"), "\x00") {
-			_, name, _ := strings.Cut(rec, "\t")
-			want = append(want, name)
+			meta, name, _ := strings.Cut(rec, "\t")
+			if fields := strings.Fields(meta); len(fields) == 3 {
+				want = append(want, fields[1]+" "+name)
+			}
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: the reader lists %d paths, git %d: %q… against %q…", ws, len(got), len(want), head(got), head(want))
@@ -91,7 +96,7 @@ func FuzzGitIndex(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		paths, err := decodeGitIndex(data)
 		if err == nil && len(data) < 12+20 {
-			t.Fatalf("accepted %d bytes, shorter than a header and a checksum: %q", len(data), paths)
+			t.Fatalf("accepted %d bytes, shorter than a header and a checksum: %v", len(data), paths)
 		}
 	})
 }

@@ -1,0 +1,214 @@
+package resources
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// A denied file's content can be printed under another name: a note made
+// from its blob (git notes add -C ID), a tag or ref naming the blob, an
+// index entry planted with update-index --cacheinfo, a tree read in under
+// a prefix. The gate matches names, so it also keeps, per repository
+// state, the set of blobs found at a denied path anywhere the reader can
+// see (every commit reachable from every ref and reflog, the index with
+// every stage), and a command that prints or writes one of them under any
+// name is refused like one that prints the denied path itself.
+
+// gitDeniedBlobs are the blobs found at a denied path: the path and the
+// deny entry that matches it, by blob id.
+type gitDeniedBlobs map[plumbing.Hash]gitDeniedAt
+
+type gitDeniedAt struct{ path, pattern string }
+
+// gitEmptyBlob is the id of the empty blob: an empty denied file holds
+// nothing, and every empty file in a repository is this blob.
+var gitEmptyBlob = plumbing.NewHash("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391")
+
+func (d *gitDeniedBlobs) add(hs []plumbing.Hash, rel, pattern string) {
+	for _, h := range hs {
+		if h.IsZero() || h == gitEmptyBlob {
+			continue
+		}
+		if *d == nil {
+			*d = gitDeniedBlobs{}
+		}
+		if _, ok := (*d)[h]; !ok {
+			(*d)[h] = gitDeniedAt{rel, pattern}
+		}
+	}
+}
+
+// gitDeniedCache keeps the denied blobs of the repositories checked, by
+// their state (see gitStateKey): an unchanged repository is not walked
+// again. A state whose walk passed a bound keeps that answer too.
+var gitDeniedCache = struct {
+	sync.Mutex
+	m map[string]gitDeniedEntry
+}{m: map[string]gitDeniedEntry{}}
+
+type gitDeniedEntry struct {
+	blobs gitDeniedBlobs
+	hold  string // why the set could not be made
+}
+
+const maxGitDeniedCache = 64
+
+// loadDenied fills c.denied for the command's repository, from the cache
+// when its state is unchanged.
+func (c *gitChecker) loadDenied(denyKey string, deadline time.Time) error {
+	key, err := gitStateKey(c.read.gitDir, c.read.common, denyKey)
+	if err != nil {
+		return err
+	}
+	gitDeniedCache.Lock()
+	e, ok := gitDeniedCache.m[key]
+	gitDeniedCache.Unlock()
+	if !ok {
+		var timed bool
+		e, timed = c.collectDenied(deadline)
+		if timed {
+			return errors.New(e.hold) // a loaded machine, not the repository: not kept
+		}
+		gitDeniedCache.Lock()
+		if len(gitDeniedCache.m) >= maxGitDeniedCache {
+			clear(gitDeniedCache.m)
+		}
+		gitDeniedCache.m[key] = e
+		gitDeniedCache.Unlock()
+	}
+	if e.hold != "" {
+		return errors.New(e.hold)
+	}
+	c.denied = e.blobs
+	return nil
+}
+
+// collectDenied walks everything the reader can see for blobs at a
+// denied path, with bounds of its own (a command's check has its own);
+// timed says the walk ran out of time.
+func (c *gitChecker) collectDenied(deadline time.Time) (e gitDeniedEntry, timed bool) {
+	s, err := openGitStore(c.read.gitDir, c.read.common, deadline)
+	if err != nil {
+		return gitDeniedEntry{hold: err.Error()}, false
+	}
+	defer s.st.Close()
+	w := &gitChecker{s: s, read: c.read, tw: c.tw, refs: map[string]PathRef{}, collect: true}
+	err = w.collectAll()
+	switch {
+	case s.why != "":
+		return gitDeniedEntry{hold: "to find where a denied file's content lies, " + s.why}, strings.Contains(s.why, "longer than")
+	case err != nil:
+		return gitDeniedEntry{hold: fmt.Sprintf("to find where a denied file's content lies: %v", err)}, false
+	}
+	return gitDeniedEntry{blobs: w.denied}, false
+}
+
+// collectAll is collectDenied's walk: the changes of every commit
+// reachable from a ref or a reflog entry (each blob that was ever at a
+// denied path entered it in some commit's changes), and the index.
+func (c *gitChecker) collectAll() (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the repository's data is malformed (%v)", p)
+		}
+	}()
+	tips, err := c.s.allTips()
+	if err != nil {
+		return err
+	}
+	logged, err := c.s.reflogTips("")
+	if err != nil {
+		return err
+	}
+	if err := c.walk(append(tips, logged...), nil, 0, false); err != nil {
+		return err
+	}
+	return c.index()
+}
+
+// gitStateKey names the state of a repository the denied blobs depend on:
+// the deny entries, and the identity (size, modification time, inode) of
+// every file that names objects: HEAD, the index, packed-refs, shallow,
+// and every file and directory below refs/ and logs/. A ref git moves is
+// written anew (a new inode), so no change keeps its identity.
+func gitStateKey(gitDir, common, denyKey string) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\x00%s\x00%s\x00%d %d\x00\x00", gitDir, common, denyKey, gitBounds.commits, gitBounds.entries)
+	stat := func(p string, fi fs.FileInfo) {
+		fmt.Fprintf(&b, "%s\x00%d %d %o %d\n", p, fi.Size(), fi.ModTime().UnixNano(), fi.Mode(), fileIdentity(fi))
+	}
+	dirs := []string{common}
+	if gitDir != common {
+		dirs = append(dirs, gitDir)
+	}
+	for _, d := range dirs {
+		for _, name := range []string{"HEAD", "index", "packed-refs", "shallow"} {
+			if fi, err := os.Lstat(filepath.Join(d, name)); err == nil {
+				stat(filepath.Join(d, name), fi)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return "", err
+			}
+		}
+		for _, sub := range []string{"refs", "logs"} {
+			n := 0
+			err := filepath.WalkDir(filepath.Join(d, sub), func(p string, e fs.DirEntry, err error) error {
+				if err != nil {
+					if errors.Is(err, fs.ErrNotExist) {
+						return nil
+					}
+					return err
+				}
+				if n++; n > gitBounds.entries {
+					return errors.New("more refs than the gate reads")
+				}
+				fi, err := e.Info()
+				if err != nil {
+					return err
+				}
+				stat(p, fi)
+				return nil
+			})
+			if err != nil {
+				return "", err
+			}
+		}
+	}
+	return b.String(), nil
+}
+
+// gitHasNotes reports whether the repository may hold notes: a ref below
+// refs/notes, loose or packed, or a configuration that names a notes ref
+// elsewhere (core.notesRef, notes.displayRef). A git log that shows no
+// notes needs no denied-blob check.
+func gitHasNotes(common string) bool {
+	if entries, err := os.ReadDir(filepath.Join(common, "refs", "notes")); err == nil && len(entries) > 0 {
+		return true
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	for _, name := range []string{"packed-refs", "config"} {
+		data, err := readSmall(filepath.Join(common, name), maxGitSmall)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+		if name == "packed-refs" && bytes.Contains(data, []byte(" refs/notes/")) {
+			return true
+		}
+		if name == "config" {
+			low := bytes.ToLower(data)
+			if bytes.Contains(low, []byte("notesref")) || bytes.Contains(low, []byte("displayref")) {
+				return true
+			}
+		}
+	}
+	return false
+}
