@@ -54,7 +54,8 @@ func gitBlobAttacks() []gitBlobAttack {
 			"git show :0:src/e", "cd src && git show :./e"}, false},
 		{"cacheinfo committed", append(append([]string{}, gitCommitted...), "git update-index --add --cacheinfo 100644,$(git hash-object .env),src/e && git commit -qm two"), "", []string{
 			"git show HEAD", "git log -p -1", "git show HEAD:src/e", "git cat-file -p HEAD:src/e", "git archive HEAD src",
-			"git grep SECRET HEAD -- src", "git diff HEAD~1 HEAD -- src", "git format-patch -1 --stdout -- src"}, false},
+			"git grep SECRET HEAD -- src", "git diff HEAD~1 HEAD -- src", "git format-patch -1 --stdout -- src",
+			"git blame HEAD -- src/e", "git annotate HEAD -- src/e"}, false},
 		{"read-tree prefix", gitCommitted, "git read-tree --prefix=src/k/ HEAD", []string{"git show :src/k/.env", "git diff --cached -- src"}, false},
 		{"mktree", gitCommitted, "printf '100644 blob BLOB\\te\\n' | git mktree", nil, false},
 		// Once planted, a dangling blob in the index is any new file's:
@@ -110,7 +111,7 @@ func TestGateAllowsNamesOfOrdinaryObjects(t *testing.T) {
 		"git tag v1", "git tag v1 HEAD", "git tag -a v1 -m one HEAD", "git update-ref refs/heads/x HEAD", "git notes add -m hi -f HEAD",
 		"git notes add -C HEAD:src/a.go -f HEAD", "git log", "git log --oneline", "git show -s HEAD", "git notes show",
 		"git for-each-ref --format='%(refname) %(subject)'", "git tag -l --format='%(contents)'", "git branch --format='%(raw)'",
-		"git read-tree HEAD", "git fsck", "git show HEAD:src/a.go", "git cat-file -p HEAD:src/a.go", "git show :src/a.go",
+		"git read-tree HEAD", "git fsck", "git blame src/a.go", "git blame HEAD -- src/a.go", "git show HEAD:src/a.go", "git cat-file -p HEAD:src/a.go", "git show :src/a.go",
 		"git checkout-index src/a.go", "git update-index --cacheinfo 100644,HEAD:src/a.go,src/b.go",
 	} {
 		ans := f.svc.Gate(t.Context(), GateRequest{LeaseID: lease, Call: ToolCall{Tool: "Bash", Input: map[string]any{"command": line}}, Client: "test", DryRun: true})

@@ -92,16 +92,16 @@ func checkGitRead(r *GitReadRef, w *treeWalk, denyKey string, deadline time.Time
 			res = GitResult{Hold: fmt.Sprintf("the gate cannot tell what %s prints: the repository's data is malformed (%v)", r.Program, p)}
 		}
 	}()
+	if r.reach.notesOnly && !gitHasNotes(r.common) {
+		return GitResult{} // git log without a patch prints no file, and there is no note
+	}
 	s, err := openGitStore(r.gitDir, r.common, deadline)
 	if err != nil {
 		return GitResult{Hold: fmt.Sprintf("the gate cannot tell what %s prints: %v", r.Program, err)}
 	}
 	defer s.st.Close()
 	c := &gitChecker{s: s, read: r, tw: w, refs: map[string]PathRef{}}
-	if !r.reach.notesOnly || gitHasNotes(r.common) {
-		err = c.loadDenied(denyKey, deadline)
-	}
-	if err == nil {
+	if err = c.loadDenied(denyKey, deadline); err == nil {
 		err = c.run()
 	}
 	switch {

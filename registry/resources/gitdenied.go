@@ -136,53 +136,103 @@ func (c *gitChecker) collectAll() (err error) {
 }
 
 // gitStateKey names the state of a repository the denied blobs depend on:
-// the deny entries, and the identity (size, modification time, inode) of
-// every file that names objects: HEAD, the index, packed-refs, shallow,
-// and every file and directory below refs/ and logs/. A ref git moves is
-// written anew (a new inode), so no change keeps its identity.
+// the deny entries and bounds; the identity (size, modification time,
+// inode) of HEAD, the index, packed-refs and shallow; and the identity of
+// every directory below refs/. git writes a ref to a lock file it renames
+// into place, which changes its directory's modification time, and
+// appends to a reflog only as it moves a ref (a HEAD, a branch): the
+// directories tell every change git makes. (Writes into .git by other
+// programs are refused to the agent.) The directories found last time are
+// checked first: when none changed the state is the same.
 func gitStateKey(gitDir, common, denyKey string) (string, error) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\x00%s\x00%s\x00%d %d\x00\x00", gitDir, common, denyKey, gitBounds.commits, gitBounds.entries)
-	stat := func(p string, fi fs.FileInfo) {
-		fmt.Fprintf(&b, "%s\x00%d %d %o %d\n", p, fi.Size(), fi.ModTime().UnixNano(), fi.Mode(), fileIdentity(fi))
-	}
-	dirs := []string{common}
+	prefix := fmt.Sprintf("%s\x00%s\x00%s\x00%d %d\x00", gitDir, common, denyKey, gitBounds.commits, gitBounds.entries)
+	roots := []string{common}
 	if gitDir != common {
-		dirs = append(dirs, gitDir)
+		roots = append(roots, gitDir)
 	}
-	for _, d := range dirs {
+	var files []string
+	for _, d := range roots {
 		for _, name := range []string{"HEAD", "index", "packed-refs", "shallow"} {
-			if fi, err := os.Lstat(filepath.Join(d, name)); err == nil {
-				stat(filepath.Join(d, name), fi)
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return "", err
-			}
-		}
-		for _, sub := range []string{"refs", "logs"} {
-			n := 0
-			err := filepath.WalkDir(filepath.Join(d, sub), func(p string, e fs.DirEntry, err error) error {
-				if err != nil {
-					if errors.Is(err, fs.ErrNotExist) {
-						return nil
-					}
-					return err
-				}
-				if n++; n > gitBounds.entries {
-					return errors.New("more refs than the gate reads")
-				}
-				fi, err := e.Info()
-				if err != nil {
-					return err
-				}
-				stat(p, fi)
-				return nil
-			})
-			if err != nil {
-				return "", err
-			}
+			files = append(files, filepath.Join(d, name))
 		}
 	}
-	return b.String(), nil
+	gitStates.Lock()
+	last, ok := gitStates.m[gitDir+"\x00"+common]
+	gitStates.Unlock()
+	if ok {
+		if same, err := last.unchanged(); err != nil {
+			return "", err
+		} else if same {
+			return prefix + last.key, nil
+		}
+	}
+	st := gitState{paths: files}
+	for _, d := range roots {
+		n := 0
+		err := filepath.WalkDir(filepath.Join(d, "refs"), func(p string, e fs.DirEntry, err error) error {
+			switch {
+			case err != nil && errors.Is(err, fs.ErrNotExist):
+				return nil
+			case err != nil:
+				return err
+			case !e.IsDir():
+				return nil
+			}
+			if n++; n > gitBounds.entries {
+				return errors.New("more ref directories than the gate reads")
+			}
+			st.paths = append(st.paths, p)
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	if _, err := st.unchanged(); err != nil {
+		return "", err
+	}
+	gitStates.Lock()
+	if len(gitStates.m) >= maxGitDeniedCache {
+		clear(gitStates.m)
+	}
+	gitStates.m[gitDir+"\x00"+common] = st
+	gitStates.Unlock()
+	return prefix + st.key, nil
+}
+
+// gitState is the identity of a repository's files and ref directories
+// as last seen.
+type gitState struct {
+	paths []string
+	key   string // their identities, in order
+}
+
+// gitStates keeps the last state seen of each repository.
+var gitStates = struct {
+	sync.Mutex
+	m map[string]gitState
+}{m: map[string]gitState{}}
+
+// unchanged reads the identities of st.paths and reports whether they are
+// those of st.key; an st without a key gets one.
+func (st *gitState) unchanged() (bool, error) {
+	var b strings.Builder
+	for _, p := range st.paths {
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			b.WriteString("-\n")
+		case err != nil:
+			return false, err
+		default:
+			fmt.Fprintf(&b, "%d %d %o %d\n", fi.Size(), fi.ModTime().UnixNano(), fi.Mode(), fileIdentity(fi))
+		}
+	}
+	if st.key == "" {
+		st.key = b.String()
+		return true, nil
+	}
+	return b.String() == st.key, nil
 }
 
 // gitHasNotes reports whether the repository may hold notes: a ref below

@@ -156,6 +156,21 @@ func (c *gitChecker) runMode(r *gitReach) error {
 			return c.index()
 		}
 		return c.trees(ops.revs)
+	case gitModeBlame:
+		// blame prints the lines of the file named as it is at the
+		// revision, or in the work tree (whose commits it takes from
+		// HEAD and the index).
+		if len(ops.revs) > 0 {
+			return c.trees(ops.revs)
+		}
+		if err := c.index(); err != nil {
+			return err
+		}
+		head, err := c.head()
+		if err != nil {
+			return err
+		}
+		return c.trees([]gitRev{{tips: head}})
 	}
 	return fmt.Errorf("%s is not a command the gate models", c.read.Program)
 }

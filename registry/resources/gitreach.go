@@ -32,6 +32,7 @@ const (
 	gitModeStash                          // stash show, stash list -p: every stash entry
 	gitModeBundle                         // bundle create: every object of the commits walked
 	gitModeRangeDiff                      // range-diff: the changes of the ranges
+	gitModeBlame                          // blame, annotate: the file at a revision, or in the index and HEAD
 	gitModeNamed                          // tag, update-ref, notes add -C …: the objects named (gitnamed.go)
 	gitModeNotes                          // notes show: the notes
 	gitModeRefFormat                      // for-each-ref --format=%(raw) …: the objects refs name
@@ -270,5 +271,5 @@ var gitModes = map[string]gitMode{
 	"difftool": gitModeDiff, "diff-tree": gitModeDiffTree, "diff-index": gitModeDiffIndex,
 	"diff-files": gitModeDiffFiles, "grep": gitModeGrep, "archive": gitModeArchive,
 	"format-patch": gitModeFormatPatch, "stash": gitModeStash, "bundle": gitModeBundle,
-	"range-diff": gitModeRangeDiff, "reflog": gitModeLog,
+	"range-diff": gitModeRangeDiff, "reflog": gitModeLog, "blame": gitModeBlame, "annotate": gitModeBlame,
 }
