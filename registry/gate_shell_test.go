@@ -169,7 +169,7 @@ var hostileLines = map[string][]string{
 		"printf '100644 blob 5128d1ae163c\te\n' | git mktree", "echo 'update refs/tags/y 5128d1a' | git update-ref --stdin",
 		"git fsck --lost-found", "git fsck --full --lost-found", "cat .git/lost-found/other/*", "git notes copy --stdin",
 		"git update-index --cacheinfo 100644 5128d1ae163c src/e", "git notes add -C \"$(git rev-parse HEAD:.env)\" HEAD",
-		"git tag y $(git hash-object .env)",
+		"git tag y $(git hash-object .env)", "git hash-object -t tree -w --stdin < src/t", "git hash-object --literally -t blob src/a.go",
 	},
 	"8 writes where the gate does not look": {
 		"find . -fprintf ~/.bashrc x", "find . -fprint /tmp/x", "find . -fls ~/.bashrc", "sed -n 'w /tmp/x' src/a.go",

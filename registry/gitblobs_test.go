@@ -58,6 +58,7 @@ func gitBlobAttacks() []gitBlobAttack {
 			"git blame HEAD -- src/e", "git annotate HEAD -- src/e"}, false},
 		{"read-tree prefix", gitCommitted, "git read-tree --prefix=src/k/ HEAD", []string{"git show :src/k/.env", "git diff --cached -- src"}, false},
 		{"mktree", gitCommitted, "printf '100644 blob BLOB\\te\\n' | git mktree", nil, false},
+		{"hash-object tree", gitDangling, "printf '100644 e\\0' | git hash-object -t tree --stdin -w", nil, true},
 		// Once planted, a dangling blob in the index is any new file's:
 		// the planting line is what the gate refuses.
 		{"dangling cacheinfo", gitDangling, "git update-index --add --cacheinfo 100644,DANGLING,src/e", nil, false},

@@ -189,7 +189,7 @@ func init() {
 		"sparse-checkout": gitWorktreeUnlessList, "worktree": gitWorktreeCmd, "bisect": gitBisect,
 		"fetch": gitRemote, "push": gitRemote, "ls-remote": gitRemote, "clone": gitClone, "remote": gitRemoteCmd,
 		"config": gitConfig, "init": gitInit, "bundle": gitBundle, "archive": gitArchive,
-		"format-patch": gitFormatPatch, "hash-object": gitHashObject, "difftool": gitDifftool,
+		"format-patch": gitFormatPatch, "hash-object": gitHashObjectCmd, "difftool": gitDifftool,
 		"mergetool": gitDifftool, "maintenance": gitMaintenance, "submodule": gitSubmodule,
 	}
 	gitModels = make(map[string]gitModel, len(gitSubcommands))

@@ -183,6 +183,28 @@ func gitMktree(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 	a.failf("cannot tell which objects %s names: it reads them from its input", prog)
 }
 
+// gitHashObjectCmd: an object of another type than a blob (-t tree,
+// commit, tag) is written from bytes that name other objects by id: a
+// tree made so can hold a dangling copy of a denied file under any name,
+// which the gate cannot tell. --literally writes what git would not.
+func gitHashObjectCmd(a *analyzer, prog string, args []*syntax.Word, c ctx) {
+	g, ok := a.parseGit(prog, args, " t path ")
+	if !ok {
+		return
+	}
+	for _, t := range g.opts["t"] {
+		if t != "blob" {
+			a.failf("cannot tell which objects %s -t %s names: the object it writes names others by id", prog, t)
+			return
+		}
+	}
+	if g.has("literally") {
+		a.failf("cannot tell what %s --literally writes", prog)
+		return
+	}
+	gitHashObject(a, prog, args, c)
+}
+
 // gitFsck: --lost-found writes the content of every dangling object to
 // .git/lost-found as plain files, which no deny entry names.
 func gitFsck(a *analyzer, prog string, args []*syntax.Word, c ctx) {
