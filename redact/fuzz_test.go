@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -19,6 +20,11 @@ func FuzzRedact(f *testing.F) {
 		for _, fd := range fs {
 			if fd.Start < 0 || fd.End > len(s) || fd.Start >= fd.End {
 				t.Fatalf("bad span %+v", fd)
+			}
+		}
+		for _, key := range []string{"command", "password"} {
+			if got, want := FindingsInMember(key, s), FindingsIn(map[string]any{key: s}); !reflect.DeepEqual(got, want) {
+				t.Fatalf("FindingsInMember(%q, %q) = %+v, FindingsIn of the map %+v", key, s, got, want)
 			}
 		}
 		sum := Summary("Bash", map[string]any{"command": s}, 120)

@@ -191,6 +191,14 @@ func FindingsIn(v any) []Finding {
 	return findings
 }
 
+// FindingsInMember is FindingsIn(map[string]any{key: value}) without the
+// map: the findings of one string member of an object.
+func FindingsInMember(key, value string) []Finding {
+	var findings []Finding
+	redactValue(value, pointerAt{key: key, member: true}, IsSecretKey(key), &findings, false)
+	return findings
+}
+
 // pointerAt is the JSON pointer of a value inside the tree being
 // redacted: its parent's pointer and its own token (a member's name or an
 // element's index), spelled out only for a finding or a value below it,

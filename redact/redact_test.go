@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode"
@@ -316,5 +317,28 @@ func TestIsSecretKeyPlainShortcut(t *testing.T) {
 		if got := v.isSecretKey(k); got != slow {
 			t.Errorf("%q: %v, keySegments says %v", k, got, slow)
 		}
+	}
+}
+
+// TestFindingsInMember: the findings of one member are those of the
+// object holding it alone, pointer included, under an ordinary key and a
+// secret one, for every planted secret and for text with none.
+func TestFindingsInMember(t *testing.T) {
+	texts := []string{"", "git status", "echo ~/a/b"}
+	for i := range planted {
+		texts = append(texts, plantedText(i))
+	}
+	found := 0
+	for _, text := range texts {
+		for _, key := range []string{"command", "a/b~c", "password", "api_key"} {
+			got, want := FindingsInMember(key, text), FindingsIn(map[string]any{key: text})
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("FindingsInMember(%q, %q) = %+v, want %+v", key, text, got, want)
+			}
+			found += len(got)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no finding at all: the comparison says nothing")
 	}
 }

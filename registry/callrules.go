@@ -209,7 +209,7 @@ func dequotedCredentials(use resources.Use) []redact.Finding {
 		return nil
 	}
 	var creds []redact.Finding
-	for _, fd := range redact.FindingsIn(map[string]any{"command": use.Dequoted}) {
+	for _, fd := range redact.FindingsInMember("command", use.Dequoted) {
 		if fd.Credential() {
 			creds = append(creds, fd)
 		}

@@ -166,14 +166,19 @@ func shellStart(workspace string, input map[string]any) (string, func(string) st
 			prefix = start
 		}
 	}
+	if prefix == "" {
+		return start, unchanged, nil // no closure to allocate on every call
+	}
 	rebase := func(p string) string {
-		if prefix == "" || filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
+		if filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
 			return p
 		}
 		return filepath.Join(prefix, p)
 	}
 	return start, rebase, nil
 }
+
+func unchanged(p string) string { return p }
 
 // refSet is a list of paths without duplicates (the same path resolved and
 // as spelled). A short list is looked through; past smallList a set of its

@@ -38,9 +38,7 @@ func dequotedWords(f *syntax.File) string {
 func DequotedLine(src string) string { return dequotedLine(src, 0) }
 
 func dequotedLine(src string, depth int) string {
-	p := parserPool.Get().(*syntax.Parser)
-	f, err := p.Parse(strings.NewReader(src), "")
-	parserPool.Put(p)
+	f, err := parseBash(src)
 	if err != nil {
 		return ""
 	}

@@ -9,15 +9,20 @@ import (
 
 // lstatKind reports whether p is a symbolic link or a directory, with
 // lstat(2) straight from the syscall package: os.Lstat would build a
-// FileInfo the caller does not use.
+// FileInfo the caller does not use. A path that does not exist (ENOENT or
+// ENOTDIR) comes back as the bare errno, which errors.Is matches as the
+// *os.PathError would: its callers test the error and never show it, and
+// a missing .git is asked about on most git lines.
 func lstatKind(p string) (link, dir bool, err error) {
 	var st syscall.Stat_t
 	for {
-		err := syscall.Lstat(p, &st)
-		if err == syscall.EINTR {
+		err := lstatRaw(p, &st)
+		switch {
+		case err == syscall.EINTR:
 			continue
-		}
-		if err != nil {
+		case err == syscall.ENOENT || err == syscall.ENOTDIR:
+			return false, false, err
+		case err != nil:
 			return false, false, &os.PathError{Op: "lstat", Path: shorten(p), Err: err}
 		}
 		kind := st.Mode & syscall.S_IFMT

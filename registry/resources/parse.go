@@ -8,7 +8,16 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-var parserPool = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+// pooledParser is a parser with the reader it parses from, pooled
+// together so that a parse does not allocate a strings.Reader.
+type pooledParser struct {
+	p   *syntax.Parser
+	src strings.Reader
+}
+
+var parserPool = sync.Pool{New: func() any {
+	return &pooledParser{p: syntax.NewParser(syntax.Variant(syntax.LangBash))}
+}}
 
 // script parses src and analyses it in context c. c.depth is the nesting
 // level of src itself.
@@ -24,9 +33,7 @@ func (a *analyzer) script(src string, c ctx) {
 		a.failf("%v", err)
 		return
 	}
-	p := parserPool.Get().(*syntax.Parser)
-	f, err := p.Parse(strings.NewReader(src), "")
-	parserPool.Put(p)
+	f, err := parseBash(src)
 	if err != nil {
 		if c.depth > 0 {
 			a.failf("cannot parse nested shell script %q: %v", shorten(src), err)
@@ -42,6 +49,16 @@ func (a *analyzer) script(src string, c ctx) {
 		a.prescanCwd(f)
 	}
 	a.stmts(f.Stmts, c)
+}
+
+// parseBash parses src as bash with a pooled parser.
+func parseBash(src string) (*syntax.File, error) {
+	pp := parserPool.Get().(*pooledParser)
+	pp.src.Reset(src)
+	f, err := pp.p.Parse(&pp.src, "")
+	pp.src.Reset("") // the pool keeps no line alive
+	parserPool.Put(pp)
+	return f, err
 }
 
 // mayHoldLoopOrFunction reports whether src may parse to a loop or a

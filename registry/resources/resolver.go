@@ -25,6 +25,7 @@ type pathResolver struct {
 	ws        string // the workspace, resolved
 	cleanWS   string // the workspace as spelled, cleaned
 	folds     *caseFold
+	fold      caseFold // what folds points to, kept here to save its allocation
 
 	home       string // os.UserHomeDir, "" with homeErr
 	homeErr    error
@@ -79,7 +80,8 @@ func (r *pathResolver) start() {
 		return
 	}
 	r.ws, r.cleanWS = ws.resolved, ws.clean
-	r.folds = &caseFold{wsDir: r.ws}
+	r.fold.wsDir = r.ws
+	r.folds = &r.fold
 	if r.homeErr == nil {
 		home, err := r.resolveDir(r.home)
 		r.homeRes, r.cleanHome, r.homeResErr = home.resolved, home.clean, err
@@ -192,11 +194,19 @@ func (r *pathResolver) walk(base, rest string) (string, error) {
 	// link, "." or ".." met, resolved is its first n bytes, and the next
 	// path is a longer prefix of it rather than a new string.
 	src, n := "", -1
-	if filepath.IsAbs(rest) || strings.HasPrefix(rest, "/") {
+	switch {
+	case filepath.IsAbs(rest) || strings.HasPrefix(rest, "/"):
 		resolved = string(filepath.Separator)
 		if filepath.Separator == '/' {
 			src, n, rest = rest, 1, rest[1:]
 		}
+	case filepath.Separator == '/' && rest != "" && base == "/":
+		src, n = base+rest, 1
+	case filepath.Separator == '/' && rest != "" && base != "" && base[len(base)-1] != '/':
+		// base + "/" + rest is built once, and each path walked is a
+		// prefix of it, as for an absolute rest: what joinComponent
+		// would build component by component.
+		src, n = base+"/"+rest, len(base)
 	}
 	links := 0
 	// missing is a path found not to exist: nothing below it exists

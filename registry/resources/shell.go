@@ -151,11 +151,10 @@ func ShellAt(command, base string) (use ShellUse, err error) {
 // analyzeShell is ShellAt without the panic guard; the fuzz test calls it
 // so that a panic is found rather than hidden.
 func analyzeShell(command, base string) (ShellUse, error) {
-	a := &analyzer{
-		cwds:    []string{""},
-		allCwds: []string{""},
-		base:    base,
-	}
+	a := &analyzer{base: base}
+	// Each list starts as the start directory alone, in the analyzer's
+	// own arrays (capacity one, so an append moves it out).
+	a.cwds, a.allCwds = a.cwdsStart[:1:1], a.allCwdsStart[:1:1]
 	a.script(command, ctx{})
 	for _, d := range a.deferred {
 		if a.err != nil {
@@ -203,18 +202,21 @@ type analyzer struct {
 	use        ShellUse
 	seen       map[seenKey]bool // what each list already holds
 	err        error
-	cwds       []string        // candidate working directories, relative to the start ("" is the start)
-	cwdUnknown bool            // a directory change could not be followed
-	lastCd     []string        // directories the most recent cd moved to, nil if unknown
-	allCwds    []string        // every directory that was ever a candidate
-	stdinTaint bool            // "exec <…" replaced the shell's own standard input
-	later      int             // > 0 while analysing code that runs at an unknown later time
-	loops      int             // > 0 inside a loop body, where what comes later also ran before
-	base       string          // the absolute starting directory, "" when unknown (patterns are then not expanded)
-	numeric    map[string]bool // variables this line has set to a number (see arith.go)
-	assoc      map[string]bool // variables declared associative arrays
-	interp     string          // the interpreter whose arguments are being analysed
-	deferred   []deferredPath
+	cwds       []string // candidate working directories, relative to the start ("" is the start)
+	cwdUnknown bool     // a directory change could not be followed
+	lastCd     []string // directories the most recent cd moved to, nil if unknown
+	allCwds    []string // every directory that was ever a candidate
+	// cwdsStart and allCwdsStart hold cwds and allCwds while they are
+	// the start directory alone.
+	cwdsStart, allCwdsStart [1]string
+	stdinTaint              bool            // "exec <…" replaced the shell's own standard input
+	later                   int             // > 0 while analysing code that runs at an unknown later time
+	loops                   int             // > 0 inside a loop body, where what comes later also ran before
+	base                    string          // the absolute starting directory, "" when unknown (patterns are then not expanded)
+	numeric                 map[string]bool // variables this line has set to a number (see arith.go)
+	assoc                   map[string]bool // variables declared associative arrays
+	interp                  string          // the interpreter whose arguments are being analysed
+	deferred                []deferredPath
 	// inert are argument words a program model knows name no file (a
 	// pattern grep leaves out: --exclude=.env): they are not Operands.
 	inert map[*syntax.Word]bool

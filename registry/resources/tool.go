@@ -84,11 +84,12 @@ func fieldErr(pointer, format string, args ...any) error {
 // analysed are all errors (a *FieldError naming the member): the gate
 // refuses the call.
 func FromToolCall(workspace, tool string, input map[string]any) (Use, error) {
+	if tool == ToolBash {
+		return bashUse(workspace, input)
+	}
 	b := &useBuilder{workspace: workspace, paths: newPathResolver(workspace)}
 	var err error
 	switch tool {
-	case ToolBash:
-		return bashUse(workspace, input)
 	case ToolWrite, ToolEdit, ToolMultiEdit, ToolRead:
 		err = b.files(tool == ToolRead, input)
 	case ToolNotebookEdit:
