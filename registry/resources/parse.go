@@ -51,8 +51,17 @@ func (a *analyzer) script(src string, c ctx) {
 	a.stmts(f.Stmts, c)
 }
 
-// parseBash parses src as bash with a pooled parser.
+// parseBash parses src as bash: a plain line by parsePlain, any other
+// with a pooled parser.
 func parseBash(src string) (*syntax.File, error) {
+	if f, ok := parsePlain(src); ok {
+		return f, nil
+	}
+	return parseBashGeneral(src)
+}
+
+// parseBashGeneral parses src with mvdan.cc/sh's parser, pooled.
+func parseBashGeneral(src string) (*syntax.File, error) {
 	pp := parserPool.Get().(*pooledParser)
 	pp.src.Reset(src)
 	f, err := pp.p.Parse(&pp.src, "")

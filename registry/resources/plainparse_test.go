@@ -1,0 +1,109 @@
+package resources
+
+import (
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// checkPlainParse fails when parsePlain takes src and builds anything but
+// the parser's tree for it (every node, every position). It reports
+// whether parsePlain took src.
+func checkPlainParse(t *testing.T, src string) bool {
+	t.Helper()
+	fast, ok := parsePlain(src)
+	if !ok {
+		return false
+	}
+	general, err := parseBashGeneral(src)
+	if err != nil {
+		t.Fatalf("parsePlain took %q, which the parser refuses: %v", src, err)
+	}
+	if !reflect.DeepEqual(fast, general) {
+		var a, b strings.Builder
+		syntax.DebugPrint(&a, fast)
+		syntax.DebugPrint(&b, general)
+		t.Fatalf("parsePlain(%q) differs from the parser:\n%s\nparser:\n%s", src, a.String(), b.String())
+	}
+	return true
+}
+
+// randomPlainishLine is a line made mostly of plain words, keywords and
+// declarations, with now and then a byte that makes it something else.
+func randomPlainishLine(r *rand.Rand) string {
+	words := []string{"git", "status", "ls", "-la", "src/a.go", "--stat", "HEAD~1", "~", "~/x", "a=b", "=x",
+		"--format=%H", "x+=1", "time", "let", "declare", "local", "export", "readonly", "typeset", "nameref",
+		"if", "then", "else", "fi", "for", "in", "do", "done", "while", "until", "case", "esac", "select",
+		"function", "coproc", "{", "}", "!", "[[", "]]", "[", "]", "@test", ".", ":", "true", "*.go", "a?",
+		"@(x)", "+(x)", "a,b", "x^y", "%1", "-", "--", "echo", "f()", "a[1]=x", "1", "_", "x.y:z", "HEAD^"}
+	odd := []string{"#", "!", "$", "'", `"`, "\\", "\n", ";", "&", "|", "<", ">", "(", ")", "{", "}", "[",
+		"]", "\r", "\x00", "é", "\u00a0", "`", "=", "\t"}
+	seps := []string{" ", " ", " ", "  ", "\t", " \t "}
+	var b strings.Builder
+	if r.Intn(4) == 0 {
+		b.WriteString(seps[r.Intn(len(seps))])
+	}
+	for n := 1 + r.Intn(6); n > 0; n-- {
+		w := words[r.Intn(len(words))]
+		if r.Intn(3) == 0 { // a word of random plain bytes
+			const plain = "abcxyzABZ019_-./,:+@%^~*?="
+			b := make([]byte, 1+r.Intn(5))
+			for i := range b {
+				b[i] = plain[r.Intn(len(plain))]
+			}
+			w = string(b)
+		}
+		if r.Intn(8) == 0 {
+			i := r.Intn(len(w) + 1)
+			w = w[:i] + odd[r.Intn(len(odd))] + w[i:]
+		}
+		b.WriteString(w)
+		if n > 1 || r.Intn(4) == 0 {
+			b.WriteString(seps[r.Intn(len(seps))])
+		}
+	}
+	return b.String()
+}
+
+func TestPlainParseMatchesParser(t *testing.T) {
+	// Ordinary lines take the short cut (else it would be tested on
+	// nothing); every line here that it takes is compared.
+	for _, src := range []string{"git status", "true", ":", "ls -la", "git diff --stat HEAD~1", "echo hello",
+		"cat src/a.go", " git  log\t--oneline -5 ", "git log -1 --format=%H", "make", "go test ./...",
+		"npm install --registry=https://registry.npmjs.org lodash", "ls -1 src/*.go", "git show HEAD:src/a.go"} {
+		if !checkPlainParse(t, src) {
+			t.Errorf("parsePlain does not take the ordinary line %q", src)
+		}
+	}
+	// Lines whose tree is not one call of literal words, or that the
+	// parser refuses: the short cut must leave them to it.
+	for _, src := range []string{"", " ", "time npm test", "a=b ls", "local x=1", "declare -a x", "export A",
+		"let x", "for", "done", "if", "{", "!", "[[", "coproc x", "function f", "select x", "ls #x", "ls $x",
+		"ls 'a'", "ls a\\ b", "ls a;b", "ls\nid", "ls > x", "ls | wc", "ls &", "f()", "ls @(x)", "ls a[1]",
+		"ls {a,b}", "ls é", "ls \r", "x+=1 ls", "=x"} {
+		if checkPlainParse(t, src) {
+			t.Errorf("parsePlain takes %q", src)
+		}
+	}
+	r := rand.New(rand.NewSource(7))
+	taken := 0
+	const lines = 50000
+	for range lines {
+		if checkPlainParse(t, randomPlainishLine(r)) {
+			taken++
+		}
+	}
+	if taken < lines/10 {
+		t.Fatalf("parsePlain took only %d of %d random lines: the comparison says little", taken, lines)
+	}
+}
+
+func FuzzPlainParse(f *testing.F) {
+	for _, s := range []string{"git status", "ls -la src", "time ls", "a=b", "echo ~/x=y", "x\ty", "@test"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) { checkPlainParse(t, src) })
+}
