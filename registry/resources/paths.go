@@ -118,11 +118,58 @@ type dirInfo struct {
 // Whether its file system ignores case is asked later, by the call's
 // caseFold, when a match depends on it.
 func (r *pathResolver) resolveDir(dir string) (dirInfo, error) {
+	if r.noLinksTo(dir) {
+		return dirInfo{resolved: dir, clean: dir}, nil
+	}
 	resolved, err := r.walk(string(filepath.Separator), dir)
 	if err != nil {
 		return dirInfo{}, err
 	}
 	return dirInfo{resolved: resolved, clean: filepath.Clean(dir)}, nil
+}
+
+// dirShortCut lets noLinksTo stand in for the walk (off in the test that
+// compares the two).
+var dirShortCut = true
+
+// noLinksTo is the walk of a clean absolute directory of at least three
+// components (below that the walk makes no more system calls than the open
+// and close) that dirWithoutLinks finds reached through no link, without
+// its lstats: each component is remembered as the directory the walk would
+// have found, and dir is its own resolution. The call's first look at
+// them decides, as with the walk: a component the call has seen already
+// is left to the walk, which answers from what was seen.
+func (r *pathResolver) noLinksTo(dir string) bool {
+	if !dirShortCut || !mayOpenWithoutLinks() || len(dir) < 2 || dir[0] != '/' || strings.Count(dir, "/") < 3 || !plainRelative(dir[1:]) {
+		return false
+	}
+	if len(r.seen) > 0 || r.entries != nil {
+		for i := 1; ; i++ {
+			j := strings.IndexByte(dir[i:], '/')
+			if j < 0 {
+				if _, seen := r.entry(dir); seen {
+					return false
+				}
+				break
+			}
+			i += j
+			if _, seen := r.entry(dir[:i]); seen {
+				return false
+			}
+		}
+	}
+	if !dirWithoutLinks(dir) {
+		return false
+	}
+	for i := 1; ; i++ {
+		j := strings.IndexByte(dir[i:], '/')
+		if j < 0 {
+			r.remember(dir, pathEntry{dir: true})
+			return true
+		}
+		i += j
+		r.remember(dir[:i], pathEntry{dir: true})
+	}
 }
 
 // isMissing reports the errors that mean "nothing is there": the path, or one
