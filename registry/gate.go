@@ -88,12 +88,9 @@ func EvaluateUse(s *State, leaseID string, call ToolCall, use resources.Use, err
 	}
 
 	// Budget left on the whole chain.
-	rem := s.Remaining(leaseID, now)
-	for _, f := range []BudgetField{Steps, Tokens, CostUSD} {
-		if v, ok := rem.Get(f); ok && v <= 0 {
-			res.Verdict, res.Reason = VerdictBlock, fmt.Sprintf("budget %s is spent on this lease's chain", f)
-			return res
-		}
+	if f, spent := spentOnChain(s, leaseID); spent {
+		res.Verdict, res.Reason = VerdictBlock, fmt.Sprintf("budget %s is spent on this lease's chain", f)
+		return res
 	}
 
 	// A human decides when an approval name matches, unless a remembered
@@ -317,4 +314,89 @@ func listOrNone(s []string) string {
 		return strings.Join(s[:6], ", ") + ", …"
 	}
 	return strings.Join(s, ", ")
+}
+
+// spentOnChain is the first of steps, tokens and cost_usd that
+// s.Remaining(id, …) holds at or below zero: for each, the least left
+// (never below zero) over the lease and its ancestors that set it, in
+// Remaining's order. It reads only those three, so it builds no chain,
+// no Budget and no count of live children (Remaining walks every lease
+// for fan-out) on every call. TestSpentOnChainIsRemaining holds the two
+// equal.
+func spentOnChain(s *State, id string) (BudgetField, bool) {
+	if l := s.Leases[id]; l == nil || l.Granted == nil {
+		return "", false
+	}
+	for _, f := range [...]BudgetField{Steps, Tokens, CostUSD} {
+		least, have := 0.0, false
+		chain := chainWalk{s: s, cur: id}
+		for c, ok := chain.next(); ok; c, ok = chain.next() {
+			if c == nil || c.Granted == nil {
+				continue
+			}
+			if g, ok := c.Granted.Budget.Get(f); ok {
+				left := g - c.Spent.of(f)
+				if left < 0 {
+					left = 0
+				}
+				if !have || left < least {
+					least, have = left, true
+				}
+			}
+		}
+		if have && least <= 0 {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// chainWalk visits a lease and then the ancestors State.Chain lists, in
+// its order, stopping where it stops (a parent seen already), without
+// building the list: a short chain's seen names are kept in an array.
+type chainWalk struct {
+	s       *State
+	cur     string // the next lease to visit; "" when done
+	started bool
+	seen    [8]string
+	n       int
+	more    map[string]bool // seen past the array
+}
+
+// next is the next lease of the chain (nil for an ancestor the state does
+// not hold) and whether there was one.
+func (w *chainWalk) next() (*LeaseState, bool) {
+	if !w.started {
+		w.started = true
+		w.mark(w.cur)
+		return w.s.Leases[w.cur], true
+	}
+	l := w.s.Leases[w.cur]
+	if l == nil || l.ParentID == "" || w.saw(l.ParentID) {
+		return nil, false
+	}
+	w.cur = l.ParentID
+	w.mark(w.cur)
+	return w.s.Leases[w.cur], true
+}
+
+func (w *chainWalk) saw(id string) bool {
+	for _, s := range w.seen[:w.n] {
+		if s == id {
+			return true
+		}
+	}
+	return w.more[id]
+}
+
+func (w *chainWalk) mark(id string) {
+	if w.n < len(w.seen) {
+		w.seen[w.n] = id
+		w.n++
+		return
+	}
+	if w.more == nil {
+		w.more = map[string]bool{}
+	}
+	w.more[id] = true
 }
