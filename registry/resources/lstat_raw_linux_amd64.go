@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"strings"
 	"syscall"
 	"unsafe"
 )
@@ -11,15 +12,10 @@ import (
 // syscall.Lstat.
 func lstatRaw(p string, st *syscall.Stat_t) error {
 	var buf [256]byte
-	if len(p) >= len(buf) {
-		return syscall.Lstat(p, st)
+	if len(p) >= len(buf) || strings.IndexByte(p, 0) >= 0 {
+		return syscall.Lstat(p, st) // a NUL: EINVAL, as it says
 	}
-	for i := 0; i < len(p); i++ {
-		if p[i] == 0 {
-			return syscall.Lstat(p, st) // EINVAL, as it says
-		}
-		buf[i] = p[i]
-	}
+	copy(buf[:], p) // NUL-terminated by the zero bytes after it
 	const atFDCWD, atSymlinkNoFollow = -0x64, 0x100
 	fd := atFDCWD
 	_, _, e := syscall.Syscall6(syscall.SYS_NEWFSTATAT, uintptr(fd), uintptr(unsafe.Pointer(&buf[0])),

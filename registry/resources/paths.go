@@ -125,7 +125,11 @@ func (r *pathResolver) resolveDir(dir string) (dirInfo, error) {
 	if err != nil {
 		return dirInfo{}, err
 	}
-	return dirInfo{resolved: resolved, clean: filepath.Clean(dir)}, nil
+	clean := dir
+	if len(dir) < 2 || dir[0] != '/' || !plainRelative(dir[1:]) {
+		clean = filepath.Clean(dir) // a plain absolute path is clean already
+	}
+	return dirInfo{resolved: resolved, clean: clean}, nil
 }
 
 // dirShortCut lets noLinksTo stand in for the walk (off in the test that
