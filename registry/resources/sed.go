@@ -47,6 +47,7 @@ func (a *analyzer) sed(prog string, args []*syntax.Word, c ctx) {
 	}
 	if p.has("i", "in-place") {
 		a.writeArgs(prog+" -i", ops, c)
+		a.sedBackups(append(p.vals["i"], p.vals["in-place"]...), ops, c)
 	}
 	a.readArgs(prog, ops, c)
 }
@@ -56,6 +57,10 @@ func (a *analyzer) sedScript(s string, c ctx) {
 	i := 0
 	for i < len(s) && a.err == nil {
 		i = sedSkipAddress(s, i)
+		if i < 0 {
+			a.failf(sedBracketRefusal)
+			return
+		}
 		if i >= len(s) {
 			return
 		}
@@ -107,14 +112,13 @@ func (a *analyzer) sedSubst(s string, i int, cmd byte, c ctx) int {
 	delim := s[i]
 	i++
 	for part := 0; part < 2; part++ {
-		for i < len(s) && s[i] != delim {
-			if s[i] == '\\' {
-				i++
-			}
-			i++
-		}
+		start := i
+		i = sedDelimEnd(s, i, delim)
 		if i >= len(s) {
 			a.failf("refused: a sed %c command the gate cannot read", cmd)
+			return len(s)
+		}
+		if cmd == 's' && part == 0 && !a.sedRegexAgrees(s, start, i, delim) {
 			return len(s)
 		}
 		i++
@@ -159,11 +163,10 @@ func sedSkipAddress(s string, i int) int {
 				delim = s[i]
 			}
 			i++
-			for i < len(s) && s[i] != delim {
-				if s[i] == '\\' {
-					i++
-				}
-				i++
+			start := i
+			i = sedDelimEnd(s, i, delim)
+			if !sedBracketsAgree(s, start, i, delim) {
+				return -1
 			}
 			i++
 			for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
@@ -184,9 +187,15 @@ func sedLineEnd(s string, i int) int {
 	return len(s)
 }
 
-// sedLabelEnd is the end of a label or numeric argument: ; or newline.
+// sedLabelEnd is the end of a label or numeric argument. GNU sed 4.9 ends
+// a label at a blank or a semicolon (":x e" is the label x, then the
+// command e), older seds at a semicolon or a newline only: the earliest of
+// them is taken, so that what follows is read as commands either way.
 func sedLabelEnd(s string, i int) int {
-	if j := strings.IndexAny(s[i:], ";\n}"); j >= 0 {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++ // the blanks between the command and its label
+	}
+	if j := strings.IndexAny(s[i:], " \t;\n}"); j >= 0 {
 		return i + j
 	}
 	return len(s)
@@ -206,4 +215,86 @@ func sedTextEnd(s string, i int) int {
 		i++
 	}
 	return len(s)
+}
+
+// sedDelimEnd is the index of the delimiter that ends the part of an s or
+// y command, or of a /regex/ address, starting at i, read as sed's older
+// parsers read it: a backslash escapes the next byte, nothing else is
+// special. len(s) when there is none.
+func sedDelimEnd(s string, i int, delim byte) int {
+	for i < len(s) && s[i] != delim {
+		if s[i] == '\\' {
+			i++
+		}
+		i++
+	}
+	return min(i, len(s))
+}
+
+const sedBracketRefusal = "refused: a bracket expression in a sed regex holds its delimiter, which GNU sed and other seds read differently: use another delimiter (s|[/]|x|)"
+
+// sedRegexAgrees fails the analysis when the regex s[start:end] holds a
+// bracket expression that may swallow the delimiter.
+func (a *analyzer) sedRegexAgrees(s string, start, end int, delim byte) bool {
+	if !sedBracketsAgree(s, start, end, delim) {
+		a.failf(sedBracketRefusal)
+		return false
+	}
+	return true
+}
+
+// sedBracketsAgree reports whether a regex that ends at end for a reader
+// that knows no brackets ends there too for GNU sed, which skips bracket
+// expressions: in s/[/]/x/e the regex is [/] (and e runs the result), not
+// [. A regex without a [ agrees at once.
+func sedBracketsAgree(s string, start, end int, delim byte) bool {
+	if strings.IndexByte(s[start:min(end, len(s))], '[') < 0 {
+		return true
+	}
+	i := start
+	for i < len(s) && s[i] != delim {
+		switch s[i] {
+		case '\\':
+			i += 2
+			continue
+		case '[':
+			j := sedBracketEnd(s, i)
+			if j < 0 {
+				return false // unterminated: GNU sed looks on past the delimiter
+			}
+			i = j
+			continue
+		}
+		i++
+	}
+	return i == end
+}
+
+// sedBracketEnd is the index after the bracket expression that opens at
+// s[i] ('['), as GNU sed reads it: a leading ^ and then ] belong to it,
+// [:class:], [=x=] and [.x.] are skipped whole, a backslash is an
+// ordinary byte; -1 when it does not end.
+func sedBracketEnd(s string, i int) int {
+	j := i + 1
+	if j < len(s) && s[j] == '^' {
+		j++
+	}
+	if j < len(s) && s[j] == ']' {
+		j++
+	}
+	for j < len(s) {
+		switch {
+		case s[j] == '[' && j+1 < len(s) && strings.IndexByte(".:=", s[j+1]) >= 0:
+			k := strings.Index(s[j+2:], string(s[j+1])+"]")
+			if k < 0 {
+				return -1
+			}
+			j += 2 + k + 2
+		case s[j] == ']':
+			return j + 1
+		default:
+			j++
+		}
+	}
+	return -1
 }
