@@ -113,6 +113,11 @@ var ordinaryLines = []string{
 	"timeout 60 go test ./...", "time git status", "cat src/a.go | grep -n x | head -3", "git tag -l",
 	`echo "$(date)" >> src/log.txt`, "git checkout -- src/a.go", "git restore src/a.go", "ls ~+/src",
 	`cat "$PWD/src/a.go"`, "python3 script.py", "find src -name '*.go' -exec grep -l TODO {} +",
+	"n=0; n=$((n + 1)); echo \"$n\"", `count=0; for f in src/*.go; do count=$((count+1)); done; echo "$count"`,
+	"i=0; while read -r l; do i=$((i+1)); done < src/a.go; echo $i", "sed -i.bak s/a/b/ src/a.go",
+	"sed 's|[/]|_|g' src/a.go", "sed -n '/[a-z]/p' src/a.go", "sed ':a;N;$!ba;s/\\n/ /g' src/a.go",
+	"mkdir -p src/d && cat src/a.go > src/d/a.go", "git clone https://github.com/x/y src/z", "exec 3<src/a.go; cat <&3",
+	"wait", "(echo x) & wait $!", `: "${FOO:=bar}"; echo "$FOO"`, "sed -n '/x/{p;q}' src/a.go",
 }
 
 // hostileLines must be refused or held: several per class of issue 12.
@@ -130,6 +135,14 @@ var hostileLines = map[string][]string{
 		"BASH_ENV=src/x.sh git status", "HOME=/etc; cat ~/shadow", "CDPATH=~ cd .ssh && cat id_rsa",
 		"set -k; ls PATH=src", "ls() { cat ~/.ssh/id_rsa; }; ls", "function git { cat .env; }; git",
 		"typeset -n x=BASH_CMDS; x[ls]=/bin/rm; ls", "LC_ALL=zh_TW.big5 ls",
+		// Assignments that are not NAME=VALUE: ${NAME:=…} assigns an
+		// unset variable, {NAME}>file the descriptor it opens, coproc
+		// NAME its descriptors, wait -p NAME a job's id.
+		": ${CDPATH:=/}; cd etc && cat shadow", "set -a; : ${GIT_PAGER:=id}; git log", ": ${BASH_ENV=src/x.sh}",
+		"echo ${HOME:=/etc}", "x=${PATH:=src}; ls", "[[ ${CDPATH:=~} ]]; cd .ssh && cat id_rsa",
+		"exec {PATH}>/dev/null; ls", ": {PATH}>/dev/null; ls", "true {BASH_CMDS[ls]}>/dev/null; ls",
+		"exec {BASH_CMDS[ls]}<src/a.go; ls", "exec {a[$(id)]}>/dev/null", "coproc PATH { :; }; ls",
+		"coproc BASH_CMDS { :; }; ls", "wait -n -p PATH; ls", "wait -p BASH_CMDS; ls", "wait $x PATH",
 	},
 	"3 arithmetic and indirection": {
 		"b='['; c='$(id)]'; v=\"a$b$c\"; ((v))", "echo $((v))", "[[ $v -eq 0 ]]", "echo ${!v}",
@@ -137,6 +150,15 @@ var hostileLines = map[string][]string{
 		"for ((i=v; i<1; i++)); do echo; done", "declare -i x=$v", "echo ${x:$v}", "[[ v -gt 1 ]]",
 		`test -v "$v"`, `[ -v "$v" ]`, "echo $(( $(cat src/a.go) + 1 ))", "x=$1; echo $((x))",
 		`read -r "$name"`, `unset "$v"`, "echo $[v]", "(( v++ ))", "echo ${#arr[$v]}",
+		// A variable set to a number, then given a value the line does
+		// not show (read, a substitution, a builtin that assigns), is
+		// evaluated by the next round of a loop or by a trap.
+		"i=0; while ((i < 3)); do read i; done < src/a.go", "for ((i=0; i<3; i++)); do read i; done < src/a.go",
+		"i=0; while ((i < 3)); do i=$(cat src/a.go); done", "i=0; while read l; do echo $((i + 1)); read i; done < src/a.go",
+		"i=0; until ((i > 2)); do mapfile -t i < src/a.go; done", "n=0; for f in a b; do ((n)); printf -v n %s \"$f\"; done",
+		"i=0; trap 'echo $((i))' EXIT; read i < src/a.go", "i=0; trap '((i++))' EXIT; i=$(cat src/a.go)",
+		"x=abc; x+=1; ((x))", "n=5 true; ((n))", "i=0; for x in 1 2; do ((i)); getopts a i; done",
+		"i=1; while ((i)); do i=(x); done",
 	},
 	"4 a program is not its basename": {
 		"./src/ls", "~/bin/ls", "src/ls -la", "/tmp/ls", "../ls", "$HOME/bin/ls", "cp \"$(which leasedeck)\" src/ls && ./src/ls",
@@ -151,6 +173,12 @@ var hostileLines = map[string][]string{
 		"cd ~/.ssh; cat id_rsa", "make -C ~", "cd /etc && grep -r root .", "cd ~ && cat /proc/self/cwd/.ssh/id_rsa",
 		"cat /proc/self/root/etc/shadow", "cat /dev/fd/3", "echo /proc/self/cwd/.env", "cd ~ && echo /proc/self/cwd/.ssh/id_rsa",
 		"echo /proc/self/fd/3", "git log -- /proc/self/cwd/.env", "ls /proc/self/cwd/.claude",
+		// /proc spelled so that the analysis' rewrite of /proc/self/cwd
+		// does not see it: the gate's resolver would read its own process.
+		"cd ~ && cat /proc//self/cwd/.ssh/id_rsa", "cd ~ && cat //proc/self/cwd/.ssh/id_rsa",
+		"cd ~ && cat /proc/./self/cwd/.ssh/id_rsa", "cd ~ && cat /dev/../proc/self/cwd/.ssh/id_rsa",
+		"cd / && cat proc/self/cwd/.env", "cd ~ && cat ~/../../proc/self/cwd/.ssh/id_rsa", "cat /proc/1/cwd/.env",
+		"cat /proc/thread-self/../self/cwd/.env", "grep -r x /proc//self/cwd",
 	},
 	"6 operands not literal": {
 		`cat "$HOME/.ssh/id_rsa"`, "cat ${HOME}/.ssh/id_rsa", `cat "$PWD/.env"`, "cat ~+/.env", "cat ~-/.env",
@@ -180,6 +208,16 @@ var hostileLines = map[string][]string{
 		"git checkout-index --prefix=/tmp/ -a", "echo x > src/../README.md", "git format-patch HEAD~1",
 		"sed -n '1W /tmp/y' src/a.go", "git init /tmp/r", "git clone https://github.com/x/y /tmp/y",
 		"git config --global core.editor vi", "git worktree add ../x",
+		// sed -i SUFFIX with a * renames each file to SUFFIX with * its
+		// name: a write wherever SUFFIX points.
+		"sed -i'../*' s/a/b/ src/a.go", "cd src && sed -i'../.claude/*' s/x/x/ settings.json",
+		"sed --in-place='/tmp/*' s/a/b/ src/a.go", "cd src && sed -i'../*' s/x/x/ .mcp.json",
+		`sed -i"$s" s/a/b/ src/a.go`, "sed -i'../*' s/a/b/ src/*.go",
+		// A path below one an earlier command of the line makes: a copy,
+		// a link, a clone, a checkout (the gate sees what is there now).
+		"git clone https://github.com/x/y src/y && cat src/y/link", "git clone https://github.com/x/y src/y && grep -r x src/y",
+		"git clone https://github.com/x/y src/y && cd src/y && cat link",
+		"git checkout-index -a --prefix=src/q/ && cat src/q/.env",
 	},
 	"9 programs that run programs": {
 		"find . -exec sh -c id \\;", "find . -exec cat ~/.ssh/id_rsa \\;", "sed 's/x/id/e' src/a.go", "sed '1e id' src/a.go",
@@ -197,6 +235,11 @@ var hostileLines = map[string][]string{
 		"git merge -s evil main", "git push --receive-pack=id origin", "git clone -u id https://github.com/x/y",
 		"find . -execdir cat ../.env \\;", "git --exec-path=/tmp status", "git -c include.path=/tmp/c status",
 		"find . -ok rm {} \\;", "git clone --template=/tmp/t https://github.com/x/y src/y",
+		// sed's parser as GNU sed 4.9 reads scripts: a bracket expression
+		// may hold the delimiter, a label ends at a blank.
+		"sed 's/[/]/x/e' src/a.go", "sed 's/[[:alpha:]/]/x/e' src/a.go", "sed 's/[]/]/x/e' src/a.go",
+		"sed 's/[^/]/x/e' src/a.go", "sed '/[/]/e' src/a.go", "sed -n '\\,[,],e' src/a.go", "sed ':x e' src/a.go",
+		"sed -n ':a e id' src/a.go", "sed 'bx e;:x' src/a.go", "sed -n 's,[,],x,e' src/a.go", "sed 's/[[/]/x/e' src/a.go",
 	},
 	"10 delayed execution": {
 		"git config core.fsmonitor id && git status", "git config core.hooksPath /tmp && git commit",

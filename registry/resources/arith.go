@@ -23,7 +23,7 @@ func (a *analyzer) noteAssign(name string, value lit, static bool) {
 	if static && isArithNumber(value.s) {
 		a.setNumeric(name)
 	} else {
-		delete(a.numeric, name)
+		a.forgetNumber(name)
 	}
 }
 
@@ -98,7 +98,7 @@ func (a *analyzer) arith(e syntax.ArithmExpr, c ctx) {
 				a.arith(x.X, c)
 				return
 			}
-			if x.Op != syntax.Assgn && !a.numeric[name] {
+			if x.Op != syntax.Assgn && !a.lineNumber(name) {
 				a.failf(arithRefusal, name)
 				return
 			}
@@ -137,7 +137,7 @@ func (a *analyzer) arithWord(w *syntax.Word, c ctx) {
 	if l, ok := staticWord(w); ok {
 		switch {
 		case isArithNumber(l.s), l.s == "@", l.s == "*":
-		case validName(l.s) && (a.numeric[l.s] || numericParams[l.s]):
+		case validName(l.s) && (a.lineNumber(l.s) || numericParams[l.s]):
 		default:
 			a.failf(arithRefusal, shorten(l.s))
 		}
@@ -165,12 +165,13 @@ func (a *analyzer) numericParam(pe *syntax.ParamExp) bool {
 	if pe.Length && pe.Index == nil && pe.Exp == nil && pe.Repl == nil && pe.Slice == nil {
 		return true
 	}
-	return simpleParam(pe) && (a.numeric[pe.Param.Value] || numericParams[pe.Param.Value])
+	return simpleParam(pe) && (a.lineNumber(pe.Param.Value) || numericParams[pe.Param.Value])
 }
 
 // paramExp checks a parameter expansion: indirect expansion evaluates the
 // name it finds, and a subscript or slice is arithmetic.
 func (a *analyzer) paramExp(pe *syntax.ParamExp, c ctx) {
+	a.expansionAssign(pe)
 	if pe.Excl && pe.Names == 0 && !isAllIndex(pe.Index) {
 		a.failf("the gate cannot tell what this runs: ${!%s} expands the variable a run-time value names, and bash evaluates subscripts in it", paramName(pe))
 		return

@@ -88,6 +88,11 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 		sh.Holds = append(sh.Holds, holds...)
 	}
 	use.Mentions = mentionsOf(&resolver, rebase, sh.Operands, resolved)
+	if len(sh.made) > 0 || len(sh.WorkTrees) > 0 {
+		if err := checkMade(&resolver, rebase, &sh, &use, reads.list, writes.list); err != nil {
+			return Use{}, err
+		}
+	}
 	// A line that runs apply_patch (Codex's patch tool, also a program
 	// on its PATH) writes the files its patches name; a patch the gate
 	// cannot read (from a file, a variable) could write anything.

@@ -39,14 +39,24 @@ func (a *analyzer) assign(as *syntax.Assign, c ctx) {
 	if name != "" {
 		a.checkAssignName(name)
 		a.checkLocale(name, value, static)
-		if !as.Naked && as.Value != nil {
-			a.noteAssign(name, value, static)
-		}
 	}
 	if as.Index != nil {
 		a.arith(as.Index, c)
 	}
+	// The value is expanded before it is assigned: n=$((n + 1)) reads
+	// the n of before, and leaves a number.
 	a.words(as, c)
+	switch {
+	case name == "" || as.Naked:
+	case as.Append && !a.numeric[name]:
+		// n+=1 joins 1 to a value the gate does not know: still unknown.
+	case as.Index != nil || as.Array != nil:
+		a.forgetNumber(name) // an element or an array: $name is its first
+	case as.Value != nil && arithValue(as.Value):
+		a.setNumeric(name)
+	case as.Value != nil:
+		a.noteAssign(name, value, static)
+	}
 }
 
 // words finds the commands hidden in a node that holds words: command and

@@ -19,7 +19,7 @@ var transparentWrappers = map[string]bool{
 // something to check are handled in builtin.
 var inertBuiltins = map[string]bool{
 	":": true, "true": true, "false": true, "shift": true, "exit": true, "return": true, "break": true,
-	"continue": true, "wait": true, "pwd": true, "dirs": true, "times": true, "type": true, "unalias": true,
+	"continue": true, "pwd": true, "dirs": true, "times": true, "type": true, "unalias": true,
 	"umask": true, "caller": true, "help": true, "jobs": true, "disown": true,
 }
 
@@ -53,6 +53,8 @@ func (a *analyzer) builtin(name string, args []*syntax.Word, c ctx) bool {
 		a.declWords(name, args)
 	case "trap":
 		a.trap(args, c)
+	case "wait":
+		a.waitArgs(args)
 	case "alias":
 		a.alias(args)
 	default:
@@ -148,7 +150,11 @@ func (a *analyzer) nameWord(prog string, w *syntax.Word) {
 		a.failf("the gate cannot tell what this runs: %s %q is not a plain variable name", prog, l.s)
 		return
 	}
+	if prog == "test -v" || prog == "[[ -v ]]" {
+		return // asks whether it is set: assigns nothing
+	}
 	a.checkAssignName(base)
+	a.forgetNumber(base)
 }
 
 // declWords checks the words of export, declare, local, typeset and

@@ -229,6 +229,7 @@ func (a *analyzer) writeArg(prog string, w *syntax.Word, c ctx) {
 	}
 	if p, ok := a.plainArg(w, c); ok {
 		a.add(&a.use.WriteOperands, "wo:", p)
+		a.noteMade(prog, p)
 		return
 	}
 	paths, ok := a.argPaths(w, c)
@@ -238,6 +239,7 @@ func (a *analyzer) writeArg(prog string, w *syntax.Word, c ctx) {
 	}
 	for _, p := range paths {
 		a.add(&a.use.WriteOperands, "wo:", p)
+		a.noteMade(prog, p)
 	}
 }
 

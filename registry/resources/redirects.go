@@ -26,6 +26,7 @@ func (a *analyzer) redirects(rs []*syntax.Redirect, c ctx) ctx {
 		if a.err != nil {
 			return c
 		}
+		a.fdVarRedirect(r)
 		a.words(r.Word, c)
 		if r.Hdoc != nil {
 			a.walkWords(r.Hdoc, c, false) // a here-document body is data unless a shell reads it

@@ -254,6 +254,9 @@ func (r *pathResolver) walk(base, rest string) (string, error) {
 			resolved = next
 			continue
 		}
+		if strings.HasPrefix(next, "/proc/") {
+			return "", errProcView
+		}
 		n = -1
 		links++
 		if links > maxSymlinks {
@@ -270,6 +273,14 @@ func (r *pathResolver) walk(base, rest string) (string, error) {
 	}
 	return resolved, nil
 }
+
+// errProcView: a link below /proc (/proc/self, /proc/PID/cwd, root, fd/N,
+// exe) names what a process has open or where it is, now: for the gate's
+// own process when the gate reads it, and for any process something the
+// line can change before it runs. It is reached in spellings the shell
+// analysis does not rewrite (/proc//self/cwd, ~/../../proc/self,
+// /dev/fd/3, a link to /proc), so the walk refuses it wherever it is met.
+var errProcView = errors.New("it goes through a view of a process in /proc, which names something else for the shell when it runs than for the gate now")
 
 // joinComponent is filepath.Join for a clean directory and one plain
 // component, without the Clean.

@@ -105,6 +105,11 @@ type ShellUse struct {
 	// gitChanges counts the git commands of the line that may change the
 	// repository (any but gitReadOnly's).
 	gitChanges int
+	// made are the paths programs of the line that can make a symbolic
+	// link or a whole tree write (cp, mv, ln, git, tar …): see made.go.
+	made []string
+	// madeDirs are the directories mkdir makes on the line.
+	madeDirs []string
 }
 
 // Hold is one reason a command line needs a human: Program is the program
@@ -214,6 +219,7 @@ type analyzer struct {
 	loops                   int             // > 0 inside a loop body, where what comes later also ran before
 	base                    string          // the absolute starting directory, "" when unknown (patterns are then not expanded)
 	numeric                 map[string]bool // variables this line has set to a number (see arith.go)
+	numberLost              int             // how often a variable of numeric lost its number (see loop)
 	assoc                   map[string]bool // variables declared associative arrays
 	interp                  string          // the interpreter whose arguments are being analysed
 	deferred                []deferredPath

@@ -72,24 +72,12 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 			a.stmts(cl.Then, c)
 		}
 	case *syntax.WhileClause:
-		a.loops++
-		a.stmts(x.Cond, c)
-		a.stmts(x.Do, c)
-		a.loops--
+		a.loop(nil, func() {
+			a.stmts(x.Cond, c)
+			a.stmts(x.Do, c)
+		})
 	case *syntax.ForClause:
-		a.loops++
-		switch l := x.Loop.(type) {
-		case *syntax.CStyleLoop:
-			a.arith(l.Init, c)
-			a.arith(l.Cond, c)
-			a.arith(l.Post, c)
-		case *syntax.WordIter:
-			a.checkAssignName(l.Name.Value)
-			delete(a.numeric, l.Name.Value)
-		}
-		a.words(x.Loop, c)
-		a.stmts(x.Do, c)
-		a.loops--
+		a.forClause(x, c)
 	case *syntax.CaseClause:
 		a.words(x.Word, c)
 		for _, item := range x.Items {
@@ -109,6 +97,7 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 	case *syntax.CoprocClause:
 		if x.Name != nil {
 			a.words(x.Name, c)
+			a.coprocName(x.Name)
 		}
 		co := c
 		co.stdin, co.hdoc = stdinPipe, nil // the shell writes to it at will
@@ -233,7 +222,12 @@ func isPlainCd(s *syntax.Stmt) bool {
 // call analyses a simple command.
 func (a *analyzer) call(x *syntax.CallExpr, c ctx) {
 	for _, as := range x.Assigns {
+		wasNumber := as.Name != nil && a.numeric[as.Name.Value]
 		a.assign(as, c)
+		if len(x.Args) > 0 && as.Name != nil && !wasNumber {
+			// n=5 cmd: n is 5 for cmd only, and what it was after.
+			delete(a.numeric, as.Name.Value)
+		}
 	}
 	if len(x.Args) == 0 {
 		return
