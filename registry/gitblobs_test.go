@@ -55,7 +55,9 @@ func gitBlobAttacks() []gitBlobAttack {
 		{"cacheinfo committed", append(append([]string{}, gitCommitted...), "git update-index --add --cacheinfo 100644,$(git hash-object .env),src/e && git commit -qm two"), "", []string{
 			"git show HEAD", "git log -p -1", "git show HEAD:src/e", "git cat-file -p HEAD:src/e", "git archive HEAD src",
 			"git grep SECRET HEAD -- src", "git diff HEAD~1 HEAD -- src", "git format-patch -1 --stdout -- src",
-			"git blame HEAD -- src/e", "git annotate HEAD -- src/e"}, false},
+			"git blame HEAD -- src/e", "git annotate HEAD -- src/e",
+			"rm -f src/e && git checkout HEAD -- src/e && cat src/e", "rm -f src/e && git restore --source=HEAD src/e && cat src/e",
+			"rm -f src/e && git checkout -- src/e && cat src/e", "rm -f src/e && git restore src/e && cat src/e"}, false},
 		{"read-tree prefix", gitCommitted, "git read-tree --prefix=src/k/ HEAD", []string{"git show :src/k/.env", "git diff --cached -- src"}, false},
 		{"mktree", gitCommitted, "printf '100644 blob BLOB\\te\\n' | git mktree", nil, false},
 		{"hash-object tree", gitDangling, "printf '100644 e\\0' | git hash-object -t tree --stdin -w", nil, true},
@@ -113,7 +115,7 @@ func TestGateAllowsNamesOfOrdinaryObjects(t *testing.T) {
 		"git notes add -C HEAD:src/a.go -f HEAD", "git log", "git log --oneline", "git show -s HEAD", "git notes show",
 		"git for-each-ref --format='%(refname) %(subject)'", "git tag -l --format='%(contents)'", "git branch --format='%(raw)'",
 		"git read-tree HEAD", "git fsck", "git blame src/a.go", "git blame HEAD -- src/a.go", "git show HEAD:src/a.go", "git cat-file -p HEAD:src/a.go", "git show :src/a.go",
-		"git checkout-index src/a.go", "git update-index --cacheinfo 100644,HEAD:src/a.go,src/b.go",
+		"git checkout-index src/a.go", "git checkout HEAD -- src/a.go", "git restore --source=HEAD src", "git restore src/a.go", "git update-index --cacheinfo 100644,HEAD:src/a.go,src/b.go",
 	} {
 		ans := f.svc.Gate(t.Context(), GateRequest{LeaseID: lease, Call: ToolCall{Tool: "Bash", Input: map[string]any{"command": line}}, Client: "test", DryRun: true})
 		if ans.Verdict != VerdictAllow {

@@ -292,6 +292,51 @@ func gitCheckoutIndexCmd(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 	a.setGitReach(r)
 }
 
+// gitCheckoutCmd: checkout [REV] -- PATH… writes the files from REV (or
+// the index): judged by their content too, as checkout-index is.
+func gitCheckoutCmd(a *analyzer, prog string, args []*syntax.Word, c ctx) {
+	gitCheckout(a, prog, args, c)
+	g, ok := a.parseGit(prog, args, " b B c C create force-create orphan conflict pathspec-from-file ")
+	if !ok || a.err != nil || len(g.after) == 0 || len(g.before) > 1 {
+		return
+	}
+	a.gitContentWrites(prog, g.before, g.after)
+}
+
+// gitRestoreCmd: restore [--source=REV] PATH… writes the work tree's
+// files from REV (or the index); --staged alone writes only the index,
+// under the same names.
+func gitRestoreCmd(a *analyzer, prog string, args []*syntax.Word, c ctx) {
+	gitRestore(a, prog, args, c)
+	g, ok := a.parseGit(prog, args, " s source pathspec-from-file ")
+	if !ok || a.err != nil || g.has("S", "staged") && !g.has("W", "worktree") {
+		return
+	}
+	var src []*syntax.Word
+	for _, v := range append(g.opts["s"], g.opts["source"]...) {
+		src = []*syntax.Word{valueWord(v)}
+	}
+	a.gitContentWrites(prog, src, g.all())
+}
+
+// gitContentWrites records the reach of a command that writes the files
+// paths from the tree src names (the index when src is empty).
+func (a *analyzer) gitContentWrites(prog string, src, paths []*syntax.Word) {
+	texts, ok := a.staticTexts(prog, paths)
+	if !ok || len(texts) == 0 {
+		return
+	}
+	r := &gitReach{program: prog, mode: gitModeIndexWrite, paths: texts}
+	if len(src) > 0 {
+		named, ok := a.staticTexts(prog, src)
+		if !ok {
+			return
+		}
+		r.mode, r.named, r.readsTree = gitModeNamed, named, true
+	}
+	a.setGitReach(r)
+}
+
 // gitCatFileCmd: REV:path and :path operands print that blob, judged by
 // content too.
 func gitCatFileCmd(a *analyzer, prog string, args []*syntax.Word, c ctx) {
@@ -335,6 +380,10 @@ func (c *gitChecker) named(r *gitReach) error {
 	c.contentOnly = true
 	c.rename = r.rename
 	for _, text := range r.named {
+		c.spec = gitPathspec{}
+		for _, p := range r.paths {
+			c.spec.add(p, c.read.prefix) // checkout REV -- PATH…: only those
+		}
 		if err := c.namedOne(r, text); err != nil {
 			return err
 		}
@@ -349,7 +398,6 @@ func (c *gitChecker) namedOne(r *gitReach, text string) error {
 	if revText, p, ok := strings.Cut(text, ":"); ok {
 		c.spec = gitPathspec{}
 		c.spec.add(p, c.read.prefix)
-		defer func() { c.spec = gitPathspec{} }()
 		rv, err := c.rev(revText)
 		if errors.Is(err, errNotRev) {
 			return nil // git refuses it
