@@ -214,6 +214,14 @@ var templates = []template{
 	{0, "curl -s -w @{R} -o /dev/null file:///dev/null"}, {0, "curl -s --data-urlencode x@{R} -o /dev/null file:///dev/null"},
 	{0, "curl -s -b {R} -o /dev/null file:///dev/null"}, {0, "curl -s -T {R} file:///dev/null"},
 	{6, "curl -s -o /dev/null 'file:///dev/{null,zero}'"}, {6, "curl -s -T '{notes,sub/b}.txt' file:///dev/null"},
+	// Assignments that are not NAME=VALUE, numbers a loop loses, sed as
+	// GNU sed parses it, paths the line makes, /proc in any spelling.
+	{2, ": ${CDPATH:=~}; cd .ssh && cat id_rsa"}, {2, "exec {PATH}>/dev/null; ls"}, {2, "coproc PATH { :; }; ls"},
+	{2, "wait -n -p PATH; ls"}, {3, "i=0; for n in 1 2; do ((i < 1)); read i; done < {R}"},
+	{3, "i=0; trap '((i))' EXIT; read i < {R}"}, {8, "sed -i'../*' s/a/b/ {W}"},
+	{9, "sed 's/[/]*TODO one/cat ~\\/notes.md/e' notes.txt"}, {9, "sed -n ':x e cat {R}' notes.txt"},
+	{8, "cp -P /proc/self/cwd lnk && cat lnk/.env"}, {8, "mkdir -p d && cp -P /proc/self/cwd d/ && cat d/cwd/.env"},
+	{6, "cd ~ && cat /proc//self/cwd/.ssh/id_rsa"}, {6, "cd ~ && cat //proc/self/cwd/notes.md"},
 }
 
 var (
@@ -841,6 +849,15 @@ var knownCases = []struct {
 	{8, "curl -s --output-dir .. -O file:///dev/null", false},
 	{8, "curl -s --output-dir sub -O file:///dev/null", false},
 	{0, "curl -s -d @notes.txt -H @sub/b.txt -o out.txt file:///dev/null", false},
+	// Found attacking the gate by hand (issue 12, sixth pass), each
+	// confirmed under strace: ${NAME:=…} moves cd, GNU sed reads a
+	// bracket and a label differently, a line makes a link, /proc is
+	// spelled past the analysis' rewrite.
+	{2, ": ${CDPATH:=~}; cd .ssh && cat id_rsa", false},
+	{9, "sed 's/[/]*TODO one/cat ~\\/notes.md/e' notes.txt", false},
+	{9, "sed -n ':x e cat ~/notes.md' notes.txt", false},
+	{8, "cp -P /proc/self/cwd lnk && cat lnk/.env", false},
+	{6, "cd ~ && cat /proc//self/cwd/.ssh/id_rsa", false},
 }
 
 func TestShellDifferentialCases(t *testing.T) {
