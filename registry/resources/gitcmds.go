@@ -258,6 +258,11 @@ func gitRestore(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 		return
 	}
 	a.gitWriteOps(prog, g.all(), c)
+	var source []*syntax.Word
+	for _, v := range append(append([]string{}, g.opts["s"]...), g.opts["source"]...) {
+		source = append(source, valueWord(v))
+	}
+	a.gitPathsFrom(prog, source, g.all(), false, c)
 }
 
 // gitApply writes the files its patch names unless it only checks or

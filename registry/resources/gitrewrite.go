@@ -30,6 +30,7 @@ const (
 	rwCherryPick                           // cherry-pick REV…: each commit's changes
 	rwRevert                               // revert REV…: each commit's changes undone
 	rwRebase                               // rebase [--onto X] UPSTREAM [BRANCH]
+	rwPaths                                // checkout [REV] -- PATH…, restore: the paths, from REV or the index
 )
 
 // gitRewrite is one work-tree-moving command as the analysis saw it.
@@ -41,11 +42,15 @@ type gitRewrite struct {
 	// tree file differs from HEAD (reset --hard, stash, checkout -f,
 	// --merge, --autostash).
 	dirty    bool
-	mainline int    // cherry-pick/revert -m N; 0: every parent
-	onto     string // rebase --onto
-	root     bool   // rebase --root
-	keepBase bool   // rebase --keep-base
-	index    bool   // stash apply --index
+	mainline int      // cherry-pick/revert -m N; 0: every parent
+	onto     string   // rebase --onto
+	root     bool     // rebase --root
+	keepBase bool     // rebase --keep-base
+	index    bool     // stash apply --index
+	paths    []string // rwPaths: the pathspecs, relative to the working directory
+	// revMaybePath: checkout REV PATH… without "--", where REV is a path
+	// too when it names no revision.
+	revMaybePath bool
 	// before is how many git commands that change the repository ran
 	// earlier on the line (itself not counted): their changes are not
 	// in the objects the gate reads.
@@ -122,6 +127,7 @@ func gitCheckout(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 	switch {
 	case len(g.after) > 0:
 		a.gitWriteOps(prog, g.after, c)
+		a.gitPathsFrom(prog, g.before, g.after, false, c)
 	case g.has("pathspec-from-file", "p", "patch"):
 		a.gitWorkTree(prog, c)
 	case len(g.before) == 0 && force && !g.has("b", "B", "c", "C", "create", "force-create", "orphan"):
@@ -130,7 +136,8 @@ func gitCheckout(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 	case len(g.before) == 0:
 	case len(g.before) > 1 && prog == "git checkout":
 		// checkout REV PATH…: the paths, from REV (or the index).
-		a.gitCheckoutPaths(prog, g.before, c)
+		a.gitWriteOps(prog, g.before[1:], c)
+		a.gitPathsFrom(prog, g.before[:1], g.before[1:], true, c)
 	default:
 		revs, ok := staticOps(g.before[:1])
 		var rw *gitRewrite
@@ -146,12 +153,21 @@ func gitCheckout(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 	}
 }
 
-// gitCheckoutPaths is checkout REV PATH…: the paths are written; the
-// whole work tree as well, since REV's tree may hold below them what the
-// gate does not read here (a link out of the workspace).
-func (a *analyzer) gitCheckoutPaths(prog string, ops []*syntax.Word, c ctx) {
-	a.gitWriteOps(prog, ops, c)
-	a.gitWorkTree(prog, c)
+// gitPathsFrom records checkout [REV] PATH… and restore: the paths are
+// written (the caller records them), and what REV's tree or the index
+// holds below them is read for links and submodules (a directory restored
+// may hold a link out of the workspace). When that cannot be read, the
+// whole work tree is written, and REV too when it may be a path.
+func (a *analyzer) gitPathsFrom(prog string, revWords, pathWords []*syntax.Word, revMaybePath bool, c ctx) {
+	revs, okRevs := staticOps(revWords)
+	paths, okPaths := staticOps(pathWords)
+	var rw *gitRewrite
+	if okRevs && okPaths && len(revs) <= 1 {
+		rw = &gitRewrite{kind: rwPaths, revs: revs, paths: paths, revMaybePath: revMaybePath}
+	}
+	if !a.gitRewriteOf(prog, rw, c) && revMaybePath {
+		a.gitWriteOps(prog, revWords, c)
+	}
 }
 
 // gitReset: --hard, --merge and --keep move the work tree to REV.

@@ -29,8 +29,14 @@ func gitRewriteWrites(resolver *pathResolver, rebase func(string) string, cmd st
 			if modelled {
 				top, cwd, gitDir, ok = ownRepoOf(resolver, rebase, *run, d)
 			}
+			if !ok && modelled && rw.kind == rwPaths {
+				// No repository of the workspace's own: the paths named are
+				// what the analysis counts (git fails without one, and one
+				// the agent made is held).
+				continue
+			}
 			if !ok {
-				ref, err := workTreeWrite(resolver, rebase(d))
+				ref, err := workTreeWrite(resolver, rebase(orDot(d)))
 				if err != nil {
 					return nil, nil, err
 				}

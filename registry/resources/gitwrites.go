@@ -123,6 +123,8 @@ func (w *writeSet) run(rw *gitRewrite) error {
 		return w.pick(rw, head)
 	case rwRebase:
 		return w.rebase(rw, head)
+	case rwPaths:
+		return w.pathsFrom(rw)
 	}
 	return fmt.Errorf("%s is not a command the gate models", rw.prog)
 }

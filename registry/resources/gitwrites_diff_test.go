@@ -177,7 +177,9 @@ var rewriteFamily = []string{
 	"git cherry-pick main..feature", "git revert --no-edit HEAD", "git reset --hard feature", "git reset --hard HEAD~1",
 	"git reset --merge feature", "git reset --keep feature", "git rebase feature", "git stash", "git stash pop",
 	"git stash apply", "git switch -c new feature", "git checkout --detach feature", "git merge -X theirs feature",
-	"git cherry-pick -n feature", "git rebase --onto feature main~0 main",
+	"git cherry-pick -n feature", "git rebase --onto feature main~0 main", "git checkout feature -- src",
+	"git checkout feature -- .", "git restore --source=feature src", "git checkout feature src/a.go",
+	"git checkout -- .", "git restore .",
 }
 
 func TestGitRewriteWritesCoverRealGit(t *testing.T) {

@@ -78,6 +78,11 @@ func TestGitRewriteOrdinary(t *testing.T) {
 		{"git rebase --onto feature main~1 main", []string{"src/c.go"}},
 		{"git status && git checkout feature", []string{"src/b.go"}},
 		{"git checkout src/a.go", []string{"src/a.go"}},
+		{"git checkout feature -- src", []string{"src/b.go"}},
+		{"git checkout feature src/b.go", []string{"src/b.go"}},
+		{"git checkout -- src/a.go", []string{"src/a.go"}},
+		{"git restore --source=feature src/b.go", []string{"src/b.go"}},
+		{"git restore src", []string{"src/a.go"}},
 		{"cd src && git checkout a.go", []string{"src/a.go"}},
 	} {
 		w, h, err := rewriteOf(t, ws, tc.line)
@@ -86,7 +91,7 @@ func TestGitRewriteOrdinary(t *testing.T) {
 			continue
 		}
 		for _, p := range w {
-			if !strings.HasPrefix(p, "src/") && p != "feature" && p != "-" {
+			if !strings.HasPrefix(p, "src/") && p != "src" && p != "feature" && p != "-" {
 				t.Errorf("%s: writes %s (%v)", tc.line, p, w)
 			}
 		}
@@ -133,6 +138,10 @@ func TestGitRewriteAttacks(t *testing.T) {
 		{"stash pop of a planted index", "git update-index --add --cacheinfo 100644,$(echo '{}' | git hash-object -w --stdin),.mcp.json && git stash -q", "git stash pop", ".mcp.json", ".mcp.json"},
 		{"reset of a planted index", "echo x > .mcp.json && git update-index --add --cacheinfo 100644,$(echo '{}' | git hash-object -w --stdin),.mcp.json", "git reset --hard", ".mcp.json", ".mcp.json"},
 		{"stash of a planted index", "echo x > .mcp.json && git update-index --add --cacheinfo 100644,$(echo '{}' | git hash-object -w --stdin),.mcp.json", "git stash", ".mcp.json", ".mcp.json"},
+		{"checkout of a directory from a branch", branch("evil", "ln -s /etc src/l"), "git checkout evil -- src", "!src/l a symbolic link to /etc", "src/l"},
+		{"checkout of a link from a branch", branch("evil", "ln -s /etc src/l"), "git checkout evil src/l", "!src/l a symbolic link to /etc", "src/l"},
+		{"restore of a directory", branch("evil", "ln -s /etc src/l"), "git restore --source=evil src", "!src/l a symbolic link to /etc", "src/l"},
+		{"checkout of a planted index link", "git update-index --add --cacheinfo 120000,$(printf /etc | git hash-object -w --stdin),src/l", "cd src && git checkout -- .", "!src/l a symbolic link to /etc", "src/l"},
 		{"checkout of a path", "echo '{}' > .mcp.json && git add .mcp.json && git commit -qm add && echo x > .mcp.json", "git checkout .mcp.json", ".mcp.json", ".mcp.json"},
 		{"link to /etc", branch("evil", "ln -s /etc src/l"), "git checkout evil", "!src/l a symbolic link to /etc", "src/l"},
 		{"link to the home", branch("evil", "ln -s $HOME/.ssh src/l"), "git merge evil", "!a symbolic link to", "src/l"},
