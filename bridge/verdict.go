@@ -132,14 +132,7 @@ const DefaultMargin = 5 * time.Second
 // configured is the timeout written in the hook entry (0 = none written:
 // the client's default applies); it is clamped to the client's maximum.
 func ApprovalWait(a Adapter, native string, configured, policy time.Duration) time.Duration {
-	t := a.Timeout(native)
-	hook := configured
-	if hook <= 0 {
-		hook = t.Default
-	}
-	if t.Max > 0 && hook > t.Max {
-		hook = t.Max
-	}
+	hook := HookTimeout(a, native, configured)
 	margin := DefaultMargin
 	if hook/10 > margin {
 		margin = hook / 10
@@ -152,6 +145,20 @@ func ApprovalWait(a Adapter, native string, configured, policy time.Duration) ti
 		w = 0
 	}
 	return w
+}
+
+// HookTimeout is how long the client gives the hook for native: as
+// configured, or the client's default, within the client's maximum.
+func HookTimeout(a Adapter, native string, configured time.Duration) time.Duration {
+	t := a.Timeout(native)
+	hook := configured
+	if hook <= 0 {
+		hook = t.Default
+	}
+	if t.Max > 0 && hook > t.Max {
+		hook = t.Max
+	}
+	return hook
 }
 
 func nonEmpty(s, def string) string {

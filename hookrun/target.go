@@ -153,9 +153,18 @@ func (t *Target) redial(ctx context.Context) (*wire.Client, handshake.Answer, er
 // hookDeadline is when a hook's whole exchange must be over: the
 // client's hook timeout (as configured, or the client's default) less
 // the same margin an approval wait keeps, so a hook that gets no answer
-// denies before the client gives up on it (and fails open).
+// denies before the client gives up on it (and fails open). A hook the
+// client gives only a moment (Codex's SessionEnd and Interrupt: 1 s, at
+// most 3 s; Claude Code's SessionEnd: 1.5 s) has no time for a human but
+// still has half of it for the registry: with the margin alone it had
+// none, never reached the registry, and the session's lease outlived
+// the session.
 func hookDeadline(a bridge.Adapter, native string, configured time.Duration) time.Time {
-	return time.Now().Add(bridge.ApprovalWait(a, native, configured, 0))
+	w := bridge.ApprovalWait(a, native, configured, 0)
+	if half := bridge.HookTimeout(a, native, configured) / 2; w < half {
+		w = half
+	}
+	return time.Now().Add(w)
 }
 
 // approvalBudget is how long a held call may wait for a human: the
