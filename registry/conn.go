@@ -137,8 +137,8 @@ func (h *Handler) Serve(ctx context.Context, l net.Listener) error {
 // idle longest can make room: a client holding connections it says
 // nothing on (or starts lines on that it never ends) must not shut every
 // other client out. A connection with a call being answered (a gate
-// waiting for a human, say) is never closed for another; one whose answer
-// is being written may be, after that answer is written.
+// waiting for a human, an answer being written) is never closed for
+// another.
 type connSet struct {
 	mu    sync.Mutex
 	slots map[*connSlot]struct{}
@@ -299,16 +299,14 @@ func (h *Handler) serveConn(ctx context.Context, c net.Conn, lim ConnLimits, bud
 			resp = h.answer(cctx, m.line)
 		}
 		budget.give(m.held)
-		// The answer's time is taken, and the call counted answered,
-		// before the answer is written: a client that has read it and calls
-		// on another connection then always finds this one idle and
-		// answered earlier. Closing it to make room while the answer is
-		// being written loses nothing: hangup only ends the reader, and the
-		// connection closes after this write returns.
+		// The answer's time is taken before it is written: a client that
+		// has read it and calls on another connection then always finds
+		// this one answered earlier (while it is written, busy keeps it
+		// from being closed).
 		slot.answered()
-		rc.busy.Add(-1)
 		c.SetWriteDeadline(time.Now().Add(lim.WriteTimeout))
 		err := enc.Encode(resp)
+		rc.busy.Add(-1)
 		if err != nil || m.last {
 			return
 		}
