@@ -55,19 +55,9 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 		}
 		use.TreeReads = append(use.TreeReads, newTreeRef(t, ref, workspace))
 	}
-	for _, p := range sh.WritePatterns {
-		resolved = append(resolved, p)
-		ref, err := resolver.resolve(rebase(p))
-		if err != nil {
-			return Use{}, &FieldError{Pointer: "/command", Err: err}
-		}
-		if !strings.Contains(ref.Abs, "*") {
-			// The pattern itself exists and is a symbolic link: what
-			// it stands for is no longer a suffix of a name.
-			return Use{}, fieldErr("/command", "cannot tell which files %s stands for", shorten(p))
-		}
-		ref.AnySuffix = true
-		writes.add(ref)
+	resolved = append(resolved, sh.WritePatterns...)
+	if err := addWritePatterns(&resolver, rebase, sh.WritePatterns, &writes); err != nil {
+		return Use{}, err
 	}
 	for _, d := range sh.WorkTrees {
 		resolved = append(resolved, d)
@@ -115,6 +105,25 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 		use.GitReads = gitReadRefs(&resolver, rebase, sh.gitRuns)
 	}
 	return use, nil
+}
+
+// addWritePatterns adds the writes of files not named yet (split's
+// outputs): each pattern's last "*" stands for any suffix.
+func addWritePatterns(resolver *pathResolver, rebase func(string) string, patterns []string, writes *refSet) error {
+	for _, p := range patterns {
+		ref, err := resolver.resolve(rebase(p))
+		if err != nil {
+			return &FieldError{Pointer: "/command", Err: err}
+		}
+		if !strings.Contains(ref.Abs, "*") {
+			// The pattern itself exists and is a symbolic link: what
+			// it stands for is no longer a suffix of a name.
+			return fieldErr("/command", "cannot tell which files %s stands for", shorten(p))
+		}
+		ref.AnySuffix = true
+		writes.add(ref)
+	}
+	return nil
 }
 
 // mentionsOf resolves the operands of a line that are not options and
