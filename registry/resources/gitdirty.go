@@ -1,14 +1,12 @@
 package resources
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -154,24 +152,13 @@ func parseGitIndexFull(data []byte) (idx *index.Index, err error) {
 
 // reflogNew are the new object ids of name's reflog, oldest first.
 func (s *gitStore) reflogNew(name string) ([]plumbing.Hash, error) {
-	data, err := readSmall(filepath.Join(s.logsDir(name), filepath.FromSlash(name)), maxGitSmall)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	} else if err != nil {
+	pairs, err := s.reflogPairs(filepath.Join(s.logsDir(name), filepath.FromSlash(name)), name)
+	if err != nil {
 		return nil, err
 	}
-	var out []plumbing.Hash
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), maxGitSmall)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 || len(fields[1]) != 40 || !isHexString(fields[1]) {
-			return nil, fmt.Errorf("%s: a line is not a reflog entry", name)
-		}
-		out = append(out, plumbing.NewHash(fields[1]))
-		if err := s.spend(false); err != nil {
-			return nil, err
-		}
+	out := make([]plumbing.Hash, len(pairs))
+	for i, pair := range pairs {
+		out[i] = pair[1]
 	}
-	return out, sc.Err()
+	return out, nil
 }

@@ -353,27 +353,39 @@ func (s *gitStore) logsDir(name string) string {
 }
 
 // reflogFile are the old and new object ids of each line of a reflog
-// ("OLD NEW who <mail> time zone\tmessage").
+// ("OLD NEW who <mail> time zone\tmessage"), the zero id left out.
 func (s *gitStore) reflogFile(p string) ([]plumbing.Hash, error) {
+	pairs, err := s.reflogPairs(p, filepath.Base(p))
+	var out []plumbing.Hash
+	for _, pair := range pairs {
+		for _, h := range pair {
+			if !h.IsZero() {
+				out = append(out, h)
+			}
+		}
+	}
+	return out, err
+}
+
+// reflogPairs are the old and new object ids of each line of the reflog
+// at p, oldest first; name is what an error calls it. A missing reflog
+// has none.
+func (s *gitStore) reflogPairs(p, name string) ([][2]plumbing.Hash, error) {
 	data, err := readSmall(p, maxGitSmall)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	} else if err != nil {
 		return nil, err
 	}
-	var out []plumbing.Hash
+	var out [][2]plumbing.Hash
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), maxGitSmall)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
 		if len(fields) < 2 || len(fields[0]) != 40 || len(fields[1]) != 40 || !isHexString(fields[0]) || !isHexString(fields[1]) {
-			return nil, fmt.Errorf("%s: a line is not a reflog entry", filepath.Base(p))
+			return nil, fmt.Errorf("%s: a line is not a reflog entry", name)
 		}
-		for _, f := range fields[:2] {
-			if h := plumbing.NewHash(f); !h.IsZero() {
-				out = append(out, h)
-			}
-		}
+		out = append(out, [2]plumbing.Hash{plumbing.NewHash(fields[0]), plumbing.NewHash(fields[1])})
 		if err := s.spend(false); err != nil {
 			return nil, err
 		}
