@@ -164,7 +164,17 @@ func (w *writeSet) ancestors(tip plumbing.Hash) (map[plumbing.Hash]bool, error) 
 	if tip.IsZero() {
 		return seen, nil
 	}
-	level := []plumbing.Hash{tip}
+	if err := w.walkBack([]plumbing.Hash{tip}, seen, nil); err != nil {
+		return nil, err
+	}
+	return seen, nil
+}
+
+// walkBack visits, level by level through the parents, every commit
+// reachable from tips that seen does not hold yet, adding each to seen
+// and passing it to visit (nil: none).
+func (w *writeSet) walkBack(tips []plumbing.Hash, seen map[plumbing.Hash]bool, visit func(plumbing.Hash)) error {
+	level := tips
 	for len(level) > 0 {
 		var next []plumbing.Hash
 		for _, h := range level {
@@ -172,15 +182,18 @@ func (w *writeSet) ancestors(tip plumbing.Hash) (map[plumbing.Hash]bool, error) 
 				continue
 			}
 			seen[h] = true
+			if visit != nil {
+				visit(h)
+			}
 			cm, err := w.commit(h)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			next = append(next, cm.ParentHashes...)
 		}
 		level = next
 	}
-	return seen, nil
+	return nil
 }
 
 // mergeBases are the common ancestors of a and b met first from b (a walk
@@ -263,22 +276,8 @@ func (w *writeSet) walkExcluding(tips, stops []plumbing.Hash) ([]plumbing.Hash, 
 		}
 	}
 	var list []plumbing.Hash
-	level := tips
-	for len(level) > 0 {
-		var next []plumbing.Hash
-		for _, h := range level {
-			if out[h] {
-				continue
-			}
-			out[h] = true
-			list = append(list, h)
-			cm, err := w.commit(h)
-			if err != nil {
-				return nil, err
-			}
-			next = append(next, cm.ParentHashes...)
-		}
-		level = next
+	if err := w.walkBack(tips, out, func(h plumbing.Hash) { list = append(list, h) }); err != nil {
+		return nil, err
 	}
 	return list, nil
 }
