@@ -14,54 +14,135 @@ import (
 // once under one lease when the policy does not say.
 const DefaultMaxPendingApprovals = 5
 
+// MaxHeldPerTree is how many calls may wait for a human at once across
+// one lease tree: a root lease (a client session's, a confined run's, an
+// operator's) and every lease issued below it. A tree may hold thousands
+// of leases (fan-out 8, depth 4), so the cap per lease alone would let one
+// agent hold every connection of the registry waiting. It is a constant,
+// not a policy setting: policy.json lies in the workspace, where the
+// agent can write it for the next start.
+const MaxHeldPerTree = 16
+
+// HeldCallsFor is how many calls may wait for a human at once across
+// every tree, for a registry serving maxConnections socket connections
+// (0: DefaultMaxConnections): half of them, at least one. A call waiting
+// holds its connection, and an agent may begin as many sessions (trees)
+// as it likes; the other half stays for calls answered at once, so a
+// newcomer always finds a connection that is not waiting for anyone.
+func HeldCallsFor(maxConnections int) int {
+	if maxConnections <= 0 {
+		maxConnections = DefaultMaxConnections
+	}
+	return max(1, maxConnections/2)
+}
+
 // ErrTooManyApprovals: the lease already has as many approval requests
 // waiting as the policy allows. Nothing was recorded.
 var ErrTooManyApprovals = errors.New("too many pending approvals")
 
-// askCounter counts the approval requests waiting under each lease. Its
-// zero value is ready.
+// askLimits are the three caps a call that needs a human must fit under.
+type askLimits struct{ lease, tree, total int }
+
+// askCap says which cap refused a call (capNone: none did).
+type askCap int
+
+const (
+	capNone askCap = iota
+	capLease
+	capTree
+	capTotal
+)
+
+// askCounter counts the approval requests waiting under each lease, each
+// lease tree (by its root) and in all. Its zero value is ready.
 type askCounter struct {
-	mu sync.Mutex
-	n  map[string]int
+	mu    sync.Mutex
+	lease map[string]int
+	tree  map[string]int
+	total int
 }
 
-// take reserves a slot under lease, or reports false when max are taken.
-func (c *askCounter) take(lease string, max int) bool {
+// take reserves a slot under lease and its tree's root, or reports the
+// first cap that is full; nothing is taken then.
+func (c *askCounter) take(lease, root string, lim askLimits) askCap {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.n == nil {
-		c.n = map[string]int{}
+	if c.lease == nil {
+		c.lease, c.tree = map[string]int{}, map[string]int{}
 	}
-	if c.n[lease] >= max {
-		return false
+	switch {
+	case c.lease[lease] >= lim.lease:
+		return capLease
+	case c.tree[root] >= lim.tree:
+		return capTree
+	case c.total >= lim.total:
+		return capTotal
 	}
-	c.n[lease]++
-	return true
+	c.lease[lease]++
+	c.tree[root]++
+	c.total++
+	return capNone
 }
 
-func (c *askCounter) release(lease string) {
+func (c *askCounter) release(lease, root string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.n[lease]--; c.n[lease] <= 0 {
-		delete(c.n, lease)
+	if c.lease[lease]--; c.lease[lease] <= 0 {
+		delete(c.lease, lease)
 	}
+	if c.tree[root]--; c.tree[root] <= 0 {
+		delete(c.tree, root)
+	}
+	c.total--
 }
 
-// askCapped files an approval request and waits for it, unless the lease
-// already has the policy's maximum waiting: then the call is refused with
+// askLimits are the caps in force: the policy's per lease, the
+// registry's per tree, and the total its connection cap leaves.
+func (s *Service) askLimits() askLimits {
+	lim := askLimits{lease: s.cfg.MaxPendingApprovals, tree: MaxHeldPerTree, total: s.cfg.MaxHeldCalls}
+	if lim.lease <= 0 {
+		lim.lease = DefaultMaxPendingApprovals
+	}
+	if lim.total <= 0 {
+		lim.total = HeldCallsFor(0)
+	}
+	return lim
+}
+
+// treeRoot is the root of the tree lease belongs to (lease itself for a
+// root).
+func (s *Service) treeRoot(lease string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if chain := s.st.Chain(lease); len(chain) > 0 {
+		return chain[len(chain)-1]
+	}
+	return lease
+}
+
+// askCapped files an approval request and waits for it, unless a cap is
+// full. Past the lease's (the policy's maximum) the call is refused with
 // ErrTooManyApprovals before anything is journaled, so a flood of requests
-// cannot bury the one a human should see, nor grow the journal.
+// under one lease cannot bury the one a human should see, nor grow the
+// journal. Past its tree's or the registry's total it is refused at once
+// with a journaled deny that says which: a flood spread over many leases
+// or trees is shown, and never holds more connections waiting.
 func (s *Service) askCapped(ctx context.Context, req GateRequest, res GateResult) GateAnswer {
-	max := s.cfg.MaxPendingApprovals
-	if max <= 0 {
-		max = DefaultMaxPendingApprovals
-	}
-	if !s.asks.take(req.LeaseID, max) {
+	lim := s.askLimits()
+	root := s.treeRoot(req.LeaseID)
+	switch s.asks.take(req.LeaseID, root, lim) {
+	case capLease:
 		err := fmt.Errorf("%w: lease %s already has %d approval request(s) waiting for a human (the policy's max_pending_approvals); this call is refused until some are decided",
-			ErrTooManyApprovals, record.ShortID(req.LeaseID), max)
+			ErrTooManyApprovals, record.ShortID(req.LeaseID), lim.lease)
 		return GateAnswer{Verdict: VerdictDeny, Reason: err.Error(), refused: err}
+	case capTree:
+		return s.refuseCall(req, VerdictDeny, fmt.Sprintf("this call needs a human, but it is refused at once, not held: there are already %d calls waiting for a human in its lease tree (root lease %s and every lease below it), the registry's cap per tree; more are held once a human decides some",
+			lim.tree, record.ShortID(root)))
+	case capTotal:
+		return s.refuseCall(req, VerdictDeny, fmt.Sprintf("this call needs a human, but it is refused at once, not held: the registry already has %d calls waiting for a human, half its connections (the rest stay free for calls answered at once); more are held once a human decides some",
+			lim.total))
 	}
-	defer s.asks.release(req.LeaseID)
+	defer s.asks.release(req.LeaseID, root)
 	return s.ask(ctx, req, res)
 }
 

@@ -31,8 +31,11 @@ type Config struct {
 	// MaxPendingApprovals caps the approval requests waiting at once under
 	// one lease (default DefaultMaxPendingApprovals).
 	MaxPendingApprovals int
-	SessionID           string           // issuer_session_id; default: a fresh id per start
-	Now                 func() time.Time // default time.Now
+	// MaxHeldCalls caps the calls waiting for a human at once across every
+	// lease tree (default HeldCallsFor(0)); each tree has MaxHeldPerTree.
+	MaxHeldCalls int
+	SessionID    string           // issuer_session_id; default: a fresh id per start
+	Now          func() time.Time // default time.Now
 	// Policy, when set, is the whole policy (root, timeouts, mode, the
 	// agents' manifests, hashes) and overrides Root and the timeouts; its
 	// load is journaled at start (see policy.go).

@@ -130,8 +130,8 @@ func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Se
 		Workspace: w.Root, JournalDir: w.JournalDir(), LockPath: w.LockPath(), Key: key,
 		HeadPath: w.HeadPath(), CheckpointKeyPath: w.CheckpointKeyPath(), SnapshotDir: w.SnapshotDir(),
 		Policy: &policy, PolicySource: func() (registry.Policy, error) { return registryPolicy(w) }, HandshakeKey: hsKey,
-		MaxPendingApprovals: settings.MaxPendingApprovals,
-		SnapshotEvery:       settings.SnapshotEvery, SnapshotInterval: settings.SnapshotInterval,
+		MaxPendingApprovals: settings.MaxPendingApprovals, MaxHeldCalls: registry.HeldCallsFor(settings.MaxConnections),
+		SnapshotEvery: settings.SnapshotEvery, SnapshotInterval: settings.SnapshotInterval,
 	})
 	if err != nil {
 		var locked *journal.LockedError
