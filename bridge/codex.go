@@ -164,12 +164,12 @@ func codexWorkdir(tc *ToolCall, in map[string]any, cwd string) error {
 		return nil
 	}
 	if !filepath.IsAbs(dir) && cwd != "" {
-		dir = filepath.Join(cwd, dir)
+		dir = joinSpelled(cwd, dir)
 	}
 	ps, _ := tc.Input["file_paths"].([]any)
 	for i, p := range ps {
 		if s, ok := p.(string); ok && !filepath.IsAbs(s) && !strings.HasPrefix(s, "~") {
-			ps[i] = filepath.Join(dir, s)
+			ps[i] = joinSpelled(dir, s)
 		}
 	}
 	if len(ps) > 0 {

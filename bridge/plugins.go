@@ -161,7 +161,7 @@ func pluginPath(p, cwd string) string {
 	if p == "" || filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") || cwd == "" {
 		return p
 	}
-	return filepath.Join(cwd, p)
+	return joinSpelled(cwd, p)
 }
 
 // renderPlugin writes the answer a leasedeck plugin reads (see the

@@ -60,7 +60,7 @@ func TestPluginTranslation(t *testing.T) {
 		{"pi", "write", map[string]any{"path": "a\u00a0b.txt", "content": "c"}, "Write", map[string]any{"file_path": "/home/u/proj/a b.txt", "content": "c"}},
 		{"pi", "edit", map[string]any{"path": "~/.bashrc", "edits": []any{}}, "Edit", map[string]any{"file_path": "~/.bashrc"}},
 		{"pi", "write", map[string]any{"path": "/etc/hosts", "content": ""}, "Write", map[string]any{"file_path": "/etc/hosts", "content": ""}},
-		{"pi", "write", map[string]any{"path": "../out.txt", "content": ""}, "Write", map[string]any{"file_path": "/home/u/out.txt", "content": ""}},
+		{"pi", "write", map[string]any{"path": "../out.txt", "content": ""}, "Write", map[string]any{"file_path": "/home/u/proj/../out.txt", "content": ""}},
 		{"pi", "read", map[string]any{"path": "it's 1 PM.png"}, "Read", map[string]any{"file_path": "/home/u/proj/it's 1 PM.png",
 			"file_paths": []any{"/home/u/proj/it's 1\u202fPM.png", "/home/u/proj/it\u2019s 1 PM.png"}}},
 		{"pi", "bash", map[string]any{"command": "ls", "timeout": 3}, "Bash", map[string]any{"command": "ls", "cwd": "/home/u/proj"}},

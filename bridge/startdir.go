@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/leasedeck/leasedeck/vocab"
 )
@@ -27,11 +28,31 @@ func setShellStartDir(tc *ToolCall, client, payloadCwd string, in map[string]any
 			if filepath.IsAbs(w) || dir == "" {
 				dir = w
 			} else {
-				dir = filepath.Join(dir, w)
+				dir = joinSpelled(dir, w)
 			}
 		}
 	}
 	if dir != "" {
 		tc.Input["cwd"] = dir
 	}
+}
+
+// joinSpelled is dir/p as spelled, not cleaned: a ".." after a symbolic
+// link leads elsewhere for the kernel (which the client's shell and its
+// file operations use) than for a lexical clean, and the gate, which
+// resolves a path both ways, must see the ".." to do so.
+func joinSpelled(dir, p string) string {
+	if !hasDotDot(dir) && !hasDotDot(p) {
+		return filepath.Join(dir, p)
+	}
+	return strings.TrimRight(dir, string(filepath.Separator)) + string(filepath.Separator) + p
+}
+
+func hasDotDot(p string) bool {
+	for _, c := range strings.Split(filepath.ToSlash(p), "/") {
+		if c == ".." {
+			return true
+		}
+	}
+	return false
 }

@@ -225,7 +225,17 @@ func (a *analyzer) glob(full string, l lit, pre int) ([]string, bool) {
 	default:
 		pattern = filepath.ToSlash(a.base) + "/" + pattern
 	}
-	matches, err := doublestar.FilepathGlob(pattern, doublestar.WithFailOnIOErrors())
+	var matches []string
+	var err error
+	if hasDotDot(pattern) {
+		var ok bool
+		if matches, ok = globDotDot(pattern); !ok {
+			a.failf("cannot determine the files %s names: a \"..\" after a wildcard or through a link the gate cannot follow", shorten(full))
+			return nil, false
+		}
+	} else {
+		matches, err = doublestar.FilepathGlob(pattern, doublestar.WithFailOnIOErrors())
+	}
 	if err != nil || len(matches) > maxExpansion {
 		a.failf("cannot determine the files %s names: the pattern matches too much or cannot be read", shorten(full))
 		return nil, false

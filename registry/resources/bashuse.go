@@ -33,11 +33,13 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 		for _, ps := range paths {
 			for _, p := range ps {
 				resolved = append(resolved, p)
-				ref, err := resolver.resolve(rebase(p))
+				err := resolver.resolveEach(rebase(p), func(ref PathRef) error {
+					list.add(ref)
+					return nil
+				})
 				if err != nil {
 					return &FieldError{Pointer: "/command", Err: err}
 				}
-				list.add(ref)
 			}
 		}
 		return nil
@@ -49,11 +51,13 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 		return Use{}, err
 	}
 	for _, t := range sh.TreeReads {
-		ref, err := resolver.resolve(rebase(t.Root))
+		err := resolver.resolveEach(rebase(t.Root), func(ref PathRef) error {
+			use.TreeReads = append(use.TreeReads, newTreeRef(t, ref, workspace))
+			return nil
+		})
 		if err != nil {
 			return Use{}, &FieldError{Pointer: "/command", Err: err}
 		}
-		use.TreeReads = append(use.TreeReads, newTreeRef(t, ref, workspace))
 	}
 	resolved = append(resolved, sh.WritePatterns...)
 	if err := addWritePatterns(&resolver, rebase, sh.WritePatterns, &writes); err != nil {
@@ -145,9 +149,10 @@ func mentionsOf(resolver *pathResolver, rebase func(string) string, operands, re
 		if (strings.HasPrefix(o, "-") && !strings.Contains(o, "/")) || isResolved(o) {
 			continue // an option, not a path; or already checked as a read or write
 		}
-		if ref, err := resolver.resolve(rebase(o)); err == nil {
+		_ = resolver.resolveEach(rebase(o), func(ref PathRef) error {
 			out = append(out, ref)
-		}
+			return nil
+		})
 	}
 	return out
 }
@@ -168,13 +173,19 @@ func shellStart(workspace string, input map[string]any) (string, func(string) st
 			return "", nil, fieldErr("/cwd", "must be a plain directory path")
 		}
 		if !filepath.IsAbs(cwd) {
-			cwd = filepath.Join(workspace, cwd)
+			cwd = workspace + string(filepath.Separator) + cwd
 		}
-		start = filepath.Clean(cwd)
+		// Not cleaned: a ".." after a symbolic link is applied where
+		// the link leads by the kernel, and beside it by a cleaning
+		// (see resolveEach); the resolver follows both.
+		start = strings.TrimRight(cwd, string(filepath.Separator))
+		if start == "" || filepath.Clean(start) == workspace && !hasDotDot(start) {
+			start = filepath.Clean(cwd)
+		}
 	}
 	prefix := ""
 	if start != workspace {
-		if rel, err := filepath.Rel(workspace, start); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		if rel, ok := strings.CutPrefix(start, workspace+string(filepath.Separator)); ok && !hasDotDot(rel) {
 			prefix = rel
 		} else {
 			prefix = start
@@ -187,7 +198,8 @@ func shellStart(workspace string, input map[string]any) (string, func(string) st
 		if filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
 			return p
 		}
-		return filepath.Join(prefix, p)
+		// Joined as spelled, not cleaned (see above).
+		return prefix + string(filepath.Separator) + p
 	}
 	return start, rebase, nil
 }

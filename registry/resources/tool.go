@@ -128,12 +128,14 @@ func hasRef(list []PathRef, ref PathRef) bool {
 }
 
 func (b *useBuilder) add(list *[]PathRef, pointer, p string) error {
-	ref, err := b.paths.resolve(p)
+	err := b.paths.resolveEach(p, func(ref PathRef) error {
+		if !hasRef(*list, ref) {
+			*list = append(*list, ref)
+		}
+		return nil
+	})
 	if err != nil {
 		return &FieldError{Pointer: pointer, Err: err}
-	}
-	if !hasRef(*list, ref) {
-		*list = append(*list, ref)
 	}
 	return nil
 }
