@@ -524,22 +524,35 @@ func (a claudeAdapter) Render(ev *Event, v Verdict) Output {
 	return top(nil)
 }
 
-// unknownEventOutput answers an event the adapter does not know: its
-// output keys are unknown too, so only a failure (when there is one) is
-// reported, the non-blocking way.
+// unknownEventOutput answers an event the adapter does not know by a name
+// it could read, with no tool call in it (a tool call is a gate: Render
+// refuses it): its output keys are unknown too, so only a failure (when
+// there is one) is reported, the non-blocking way (exit 1, message on
+// stderr), which leaves the action to the client.
 func unknownEventOutput(v Verdict) Output {
 	if v.Kind == NoOpinion && len(v.Warnings) == 0 {
 		return Output{}
 	}
-	return unreadableOutput(v)
+	return nonBlockingOutput(v, "unknown hook event")
 }
 
-// unreadableOutput is the answer to a payload whose event is unknown:
-// nothing event-specific can be said, so a non-blocking failure (exit 1,
-// message on stderr) for every client, which leaves the action to the
-// client; a payload that is a recognisable gate event never gets here (its
-// event name is sniffed and it fails closed).
-func unreadableOutput(v Verdict) Output {
+// nonBlockingOutput is a failure reported the non-blocking way: exit 1,
+// the message (def when v has none) on stderr.
+func nonBlockingOutput(v Verdict, def string) Output {
 	msg := nonEmpty(v.Reason, warningsOf(v))
-	return Output{Stderr: textOut(systemMessage(nonEmpty(msg, "unreadable hook input"))), ExitCode: 1}
+	return Output{Stderr: textOut(systemMessage(nonEmpty(msg, def))), ExitCode: 1}
+}
+
+// unreadableOutput is the answer to a payload whose event cannot be told
+// at all (no name, or none that can be read, and no tool call in it). Every
+// event runs the same hook command, so it may be the client's pre-tool
+// gate: it is refused the blocking way, exit 2 with the reason on stderr,
+// which every client honours on its gate (Claude Code, Codex, Gemini CLI,
+// Qwen Code, VS Code; Copilot CLI and the plugins block on any non-zero
+// exit). Exit 1 would be read as a non-blocking error, and the call run.
+// On another event the same exit blocks what that event can block (a
+// prompt, a stop), which is the price of never letting a call through
+// unseen: a client whose payloads cannot be read is not governed anyway.
+func unreadableOutput(v Verdict) Output {
+	return blockingRefusal(Verdict{Reason: nonEmpty(nonEmpty(v.Reason, warningsOf(v)), "unreadable hook input")})
 }

@@ -247,8 +247,11 @@ func copilotPatch(client, native string, in map[string]any) (*ToolCall, error) {
 
 func (a copilotAdapter) Render(ev *Event, v Verdict) Output {
 	if ev == nil || ev.Native == "" {
-		// Non-zero: a preToolUse hook that exits non-zero blocks the call.
-		return unreadableOutput(v)
+		// Non-zero: a preToolUse hook that exits non-zero blocks the
+		// call, so exit 1 refuses there already. Not exit 2: Copilot CLI
+		// sends subagentStart in camelCase with no event name whatever the
+		// configuration's case, and a subagent must not be blocked for it.
+		return nonBlockingOutput(v, "unreadable hook input")
 	}
 	if ev.Client == "vscode" {
 		return vscodeAdapter{}.Render(ev, v)

@@ -121,9 +121,7 @@ func translateQwen(client, native string, in map[string]any) (*ToolCall, error) 
 
 func (a qwenAdapter) Render(ev *Event, v Verdict) Output {
 	if ev == nil || ev.Native == "" {
-		// Which event is unknown; the hook runs on the gate, where only
-		// exit 2 refuses.
-		return Output{Stderr: textOut(systemMessage(nonEmpty(nonEmpty(v.Reason, warningsOf(v)), "unreadable hook input"))), ExitCode: 2}
+		return unreadableOutput(v)
 	}
 	if _, known := specOf(qwenEvents, ev.Native); !known && !qwenObserved[ev.Native] {
 		return unknownEventOutput(v)

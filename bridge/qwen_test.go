@@ -34,7 +34,6 @@ func init() {
 	} {
 		expectations[k] = w
 	}
-	unreadableExit["qwen-code"] = 2
 }
 
 func FuzzQwenParse(f *testing.F) { fuzzAdapter(f, "qwen-code") }

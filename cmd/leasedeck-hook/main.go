@@ -6,9 +6,10 @@
 // about the time any Go program does.
 //
 // Exit codes: the client's own convention for a hook (0 with a JSON
-// decision, 2 to block with the reason on stderr, 1 only for an unreadable
-// payload), and 2 with a usage line when the command line itself is wrong
-// (not "hook CLIENT ...", an unknown client or flag).
+// decision, 2 to block with the reason on stderr, which is also the answer
+// to a payload whose event cannot be told; 1 only for Copilot CLI's, which
+// blocks on it), and 2 with a usage line when the command line itself is
+// wrong (not "hook CLIENT ...", an unknown client or flag).
 package main
 
 import (

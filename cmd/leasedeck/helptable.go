@@ -138,7 +138,7 @@ func clientCommands() []command {
 			summary:  "answer a client's native hook (claude-code, codex, gemini, vscode, qwen-code, opencode, pi, copilot)",
 			args:     [][2]string{{"CLIENT", "claude-code, codex, gemini, vscode, qwen-code, opencode, pi or copilot"}},
 			examples: []string{"leasedeck hook claude-code --workspace ~/src/project < payload.json", "leasedeck hook gemini --workspace ~/src/project --timeout 600"},
-			exits:    "the client's convention: 0 with a JSON decision, 2 to block (reason on stderr), 1 only for an unreadable payload", run: runHook},
+			exits:    "the client's convention: 0 with a JSON decision, 2 to block (reason on stderr, also for a payload whose event cannot be told)", run: runHook},
 		{name: "install", synopsis: "install CLIENT [--scope project|user] [--dry-run] [--command PATH] [--fail-closed] [--optional] [--command-hooks]",
 			summary:  "write or merge a client's hook configuration (opencode, pi: write leasedeck's plugin; Claude Code: HTTP hooks served by the registry, unless --command-hooks)",
 			args:     [][2]string{{"CLIENT", "claude-code, codex, gemini, vscode, qwen-code, opencode, pi or copilot"}},

@@ -155,3 +155,51 @@ func TestHookRefusesATwiceNamedPath(t *testing.T) {
 		}
 	}
 }
+
+// A payload that names no event leasedeck can read and no tool may still
+// be the client's pre-tool hook (every event runs the same command, so the
+// hook cannot tell which one called it): both programs that run hooks
+// answer it with the blocking form, exit 2 with the reason on stderr,
+// which every client reads as a refusal on its gate, never with the exit 1
+// that Claude Code, Codex and Gemini CLI read as "go on" (Copilot CLI
+// alone keeps exit 1, which blocks its preToolUse). With a registry
+// running and without one.
+func TestHookPayloadsWithNoEventAreRefused(t *testing.T) {
+	w := newWorkspace(t)
+	payloads := []struct{ name, stdin string }{
+		{"empty", ""},
+		{"white space", " \n\t "},
+		{"not JSON", "this is not json"},
+		{"an array", `[1,2,3]`},
+		{"a string", `"PreToolUse"`},
+		{"null", `null`},
+		{"an empty object", `{}`},
+		{"no event and no tool", `{"session_id":"s","cwd":"/tmp","transcript_path":"/tmp/t.jsonl"}`},
+		{"an event name that is a number", `{"session_id":"s","hook_event_name":7,"hookEventName":7}`},
+		{"an event name that is an object", `{"session_id":"s","hook_event_name":{"name":"PreToolUse"}}`},
+		{"cut before its event", `{"session_id":"s","transcript_path":"/tmp/t.js`},
+		{"a duplicate member", `{"session_id":"s","session_id":"t"}`},
+	}
+	for _, served := range []bool{false, true} {
+		if served {
+			w.serve()
+		}
+		for _, f := range gateFixtures {
+			for _, p := range payloads {
+				for _, exe := range hookPrograms() {
+					r := w.hookOn(exe, f.client, p.stdin)
+					want := 2
+					if f.client == "copilot" {
+						// Copilot CLI blocks its preToolUse on any non-zero
+						// exit, and sends subagentStart with no event name.
+						want = 1
+					}
+					if r.code != want || strings.TrimSpace(r.stderr) == "" {
+						t.Errorf("%s %s: %s (registry running: %v): exit %d, want %d with the reason on stderr\nstdout: %.300s\nstderr: %.300s",
+							filepath.Base(exe), f.client, p.name, served, r.code, want, r.stdout, r.stderr)
+					}
+				}
+			}
+		}
+	}
+}
