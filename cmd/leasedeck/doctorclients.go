@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -143,11 +144,14 @@ func doctorScope(r *doctorReport, w workspace.Workspace, client string, scope se
 	if err != nil {
 		return nil
 	}
+	fix := installFix(client, scope, w.Root)
+	if f, ok := settingsLink(client, check, path, fix); ok {
+		r.add(f) // the hooks found through it are checked all the same
+	}
 	b, err := readSettingsFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	fix := installFix(client, scope, w.Root)
 	if err != nil {
 		r.add(finding{Subject: client, Check: check, Status: statusProblem, Detail: err.Error(), Fix: fix})
 		return nil
@@ -229,6 +233,31 @@ func doctorScope(r *doctorReport, w workspace.Workspace, client string, scope se
 		}
 	}
 	return ours
+}
+
+// settingsLink reports a settings file that is a symbolic link, which
+// install and uninstall refuse (readClientFile: they neither write through
+// a link nor replace it). The client reads its hooks through the link, so
+// whoever can write the file it names decides them. The fix replaces the
+// link with a copy of that file (or, for a link to nothing, removes it and
+// installs again); keeping the link means editing that file by hand.
+func settingsLink(client, check, path, fix string) (finding, bool) {
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return finding{}, false
+	}
+	raw, _ := os.Readlink(path)
+	f := finding{Subject: client, Check: check, Status: statusProblem}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		f.Detail = fmt.Sprintf("%s is a symbolic link to nothing (%s): install and uninstall refuse a link, and %s finds no hooks there", path, raw, client)
+		f.Fix = "rm " + shellWord(path) + " && " + fix
+		return f, true
+	}
+	f.Detail = fmt.Sprintf("%s is a symbolic link (to %s): %s reads its hooks from %s, so whoever can write that file decides them, and install and uninstall refuse to write through the link or replace it "+
+		"(to keep the link, put leasedeck's entries in %s by hand: install --dry-run prints them)", path, raw, client, target, target)
+	f.Fix = "rm " + shellWord(path) + " && cp " + shellWord(target) + " " + shellWord(path)
+	return f, true
 }
 
 // splitHTTPHooks separates Claude Code's HTTP hooks, which run no
