@@ -232,6 +232,11 @@ var templates = []template{
 	{5, "cd hop/.. && cat {R}"}, {5, "cd hop && cd .. && cat {R}"}, {5, "cd hop/.. && echo x > {W}"},
 	{6, "cat hop/../{R}"}, {6, "cat hop/../b.txt"}, {6, "cat hop/../*.txt"}, {6, "cd hop/.. && cat .e*"},
 	{6, "cat hop/../../.e*"}, {8, "echo x > hop/../{W}"}, {5, "cd hop/.. && cat hop/../b.txt"},
+	// Modes that change how the rest of the script is read, by set or a
+	// shell's invocation.
+	{2, "set -o pipefail -k; ls PATH=src"}, {2, "set -oo pipefail keyword; ls PATH=src"}, {2, "bash -k -c 'ls PATH=src'"},
+	{6, "set -H -o history\n: .eXv\ncat !$:s/X/n/"}, {5, "bash -O cdable_vars -c 'cd HOME && cat notes.md'"},
+	{6, "bash -O nocaseglob -c 'cat .E*'"}, {6, "bash -O nocaseglob -c 'cat ~/.SS*/id_rsa'"},
 }
 
 var (
@@ -872,6 +877,13 @@ var knownCases = []struct {
 	// after a link was read where a cleaning puts it, not the kernel.
 	{6, "cat hop/../*.txt", false},
 	{6, "cat hop/../../.e*", false},
+	// Modes set by set's options after a mode's name, history expansion,
+	// and a shell's invocation (bash -k, -O cdable_vars, -O nocaseglob).
+	{2, "set -o pipefail -k; ls PATH=src", false},
+	{2, "bash -k -c 'ls PATH=src'", false},
+	{6, "set -H -o history\n: .eXv\ncat !$:s/X/n/", false},
+	{5, "bash -O cdable_vars -c 'cd HOME && cat notes.md'", false},
+	{6, "bash -O nocaseglob -c 'cat .E*'", false},
 }
 
 func TestShellDifferentialCases(t *testing.T) {

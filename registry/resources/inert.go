@@ -83,10 +83,11 @@ func (a *analyzer) refuseOption(name string, args []*syntax.Word, letters, why s
 }
 
 // setArgs refuses the options of set that change how the rest of the line
-// is read: -k (assignments anywhere on a command line) and posix mode.
+// is read: -k (assignments anywhere on a command line), -H (history
+// expansion) and posix mode.
 func (a *analyzer) setArgs(args []*syntax.Word) {
-	for i, w := range args {
-		l, ok := staticWord(w)
+	for i := 0; i < len(args); i++ {
+		l, ok := staticWord(args[i])
 		if !ok {
 			return // positional parameters: "$@" is dynamic anyway
 		}
@@ -97,9 +98,19 @@ func (a *analyzer) setArgs(args []*syntax.Word) {
 			a.failf("refused: set %s makes assignments anywhere on a command line, which the gate does not model", l.s)
 			return
 		}
-		if strings.Contains(l.s[1:], "o") && i+1 < len(args) {
-			if v, ok := staticWord(args[i+1]); !ok || v.s == "posix" || v.s == "keyword" {
-				a.failf("refused: set %s %s changes how bash reads the rest of the line", l.s, wordText(args[i+1]))
+		if l.s[0] == '-' && strings.Contains(l.s[1:], "H") {
+			// History expansion: on the lines that follow, !$:s/x/y/ is
+			// a word of an earlier line, edited.
+			a.failf("refused: set %s turns on history expansion, which rewrites the lines after it", l.s)
+			return
+		}
+		// Each o of the cluster takes the next word as a mode's name
+		// (set -oo pipefail keyword), and the options go on after them
+		// (set -o pipefail -k).
+		for n := strings.Count(l.s[1:], "o"); n > 0 && i+1 < len(args); n-- {
+			i++
+			if v, ok := staticWord(args[i]); !ok || v.s == "posix" || v.s == "keyword" || (l.s[0] == '-' && v.s == "histexpand") {
+				a.failf("refused: set %s %s changes how bash reads the rest of the line", l.s, wordText(args[i]))
 				return
 			}
 		}

@@ -125,6 +125,7 @@ func (a *analyzer) shellOptions(name string, args []*syntax.Word) (shellOpts, bo
 				a.failf("cannot determine the script run by %s: option %s needs a value", name, s)
 				ok = false
 			}
+			ok = ok && a.shellModes(name, s, args[i+1:i+skip])
 		}
 		if !ok {
 			return o, false
@@ -141,7 +142,12 @@ func (a *analyzer) shellLong(name, s string) (int, bool) {
 	base := versionless(name)
 	opt, _, _ := strings.Cut(s[2:], "=")
 	switch {
-	case (opt == "rcfile" || opt == "init-file" || (base == "zsh" && opt == "emulate")) && !strings.Contains(s, "="):
+	case opt == "rcfile" || opt == "init-file" || opt == "debugger" || opt == "posix":
+		// A start-up file runs code the gate does not read (--debugger
+		// sources the debugger's); posix mode reads the script otherwise.
+		a.failf("refused: %s %s runs or reads its script in a way the gate does not model", name, s)
+		return 0, false
+	case base == "zsh" && opt == "emulate" && !strings.Contains(s, "="):
 		return 2, true
 	case bashLong[opt] || base == "zsh":
 		return 1, true
@@ -267,4 +273,34 @@ func heredocText(r *syntax.Redirect) (string, bool) {
 		}
 	}
 	return b.String(), true
+}
+
+// shellModes refuses the options of a shell's invocation that change how
+// the script is read or what its words name, as set and shopt would from
+// inside it: -k (assignments anywhere on a command line), -H (history
+// expansion: !$:s/x/y/ is a word of an earlier line, edited), and -o/-O
+// modes (posix and keyword reading, cd to a variable's value, globs that
+// ignore case, a pipeline's last command in the shell itself, aliases,
+// the debugger's traps). values are the words the cluster s takes.
+func (a *analyzer) shellModes(name, s string, values []*syntax.Word) bool {
+	if s[0] == '-' && strings.ContainsAny(s[1:], "kH") {
+		a.failf("refused: %s %s changes how the script's words are read, which the gate does not model", name, s)
+		return false
+	}
+	for _, w := range values {
+		v, ok := staticWord(w)
+		if !ok || (s[0] == '-' && shellModeRefused[v.s]) {
+			a.failf("refused: %s %s %s changes how the script is read or what its words name, which the gate does not model", name, s, wordText(w))
+			return false
+		}
+	}
+	return true
+}
+
+// shellModeRefused are the set -o and shopt modes shellModes refuses
+// turned on (see setArgs for set's own).
+var shellModeRefused = map[string]bool{
+	"posix": true, "keyword": true, "histexpand": true, "cdable_vars": true, "nocaseglob": true,
+	"lastpipe": true, "expand_aliases": true, "extdebug": true, "cdspell": true, "autocd": true,
+	"direxpand": true, "globasciiranges": true,
 }
