@@ -185,19 +185,25 @@ func (r CallRules) factsOf(workspace string, call ToolCall) callFacts {
 
 // scanDequoted scans a shell line's words as the shell passes them: a
 // credential split by quoting ("gh""p_…", $'\x67hp_…', a variable set on
-// the line) is held like one written whole. What the human and the
-// journal are shown is then dequotedShown, since the written line shows
-// the credential in pieces that no detector masks.
+// the line) is held like one written whole, and so is one its programs
+// decode (echo -e '\x67hp_…', base64 -d <<< Z2hw…). What the human and
+// the journal are shown is then dequotedShown, or decodedFinds.shown,
+// since the written line shows the credential in pieces or encoded, which
+// no detector masks.
 func (r CallRules) scanDequoted(f *callFacts, call ToolCall) {
 	if r.PassSecrets {
 		return
 	}
 	creds := dequotedCredentials(f.use)
-	if len(creds) == 0 {
+	decoded := decodedCredentials(f.use)
+	if len(creds) == 0 && len(decoded.found) == 0 {
 		return
 	}
-	f.secrets = append(f.secrets, creds...)
+	f.secrets = append(append(f.secrets, creds...), decoded.found...)
 	shown := dequotedShown(call)
+	if len(decoded.found) > 0 {
+		shown = decoded.shown(call) // the dequoted words hold the encoded credential
+	}
 	f.summary = redact.Summary(call.Tool, map[string]any{"command": shown}, 200)
 	f.masked = map[string]any{"command": shown}
 }

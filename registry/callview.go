@@ -31,6 +31,9 @@ func callView(call ToolCall, use resources.Use) approvals.CallView {
 		// masks: the person is shown the words dequoted, masked.
 		v.Text = dequotedShown(call)
 	}
+	if d := decodedCredentials(use); len(d.found) > 0 {
+		v.Text = d.shown(call) // the words are the credential, encoded
+	}
 	v.Programs = capList(use.Executables)
 	for _, p := range use.Reads {
 		v.Reads = append(v.Reads, displayPath(p))

@@ -25,7 +25,7 @@ func bashUse(workspace string, input map[string]any) (Use, error) {
 	if err != nil {
 		return Use{}, &FieldError{Pointer: "/command", Err: err}
 	}
-	use := Use{Dequoted: sh.Dequoted}
+	use := Use{Dequoted: sh.Dequoted, Decoded: sh.Decoded}
 	resolver := newPathResolver(workspace)
 	var resolved []string // raw paths already resolved as reads or writes
 	var reads, writes refSet

@@ -45,10 +45,14 @@ func (a *analyzer) script(src string, c ctx) {
 	if !wordsAsWritten(src) && len(a.use.Dequoted) < maxDequoted {
 		a.use.Dequoted += dequotedWords(f)
 	}
+	a.decodeScript(src, f, c.depth)
 	if mayHoldLoopOrFunction(src) {
 		a.prescanCwd(f)
 	}
 	a.stmts(f.Stmts, c)
+	if c.depth == 0 {
+		a.holdDecodedSends()
+	}
 }
 
 // parseBash parses src as bash: a plain line by parsePlain, any other

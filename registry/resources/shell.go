@@ -98,6 +98,9 @@ type ShellUse struct {
 	// the call itself (inline interpreter code): the gate asks a human
 	// instead of deciding. Each names the program and why.
 	Holds []Hold `json:"holds,omitempty"`
+	// Decoded is what the line's programs print of its words once
+	// decoded (see Decoded): scanned for secrets, never judged.
+	Decoded []Decoded `json:"-"`
 	// gitRuns are where each git command of the line starts looking for
 	// its repository (gitrepo.go): the caller, which knows the workspace,
 	// holds the line when that repository is one the agent can rewrite.
@@ -226,6 +229,9 @@ type analyzer struct {
 	// inert are argument words a program model knows name no file (a
 	// pattern grep leaves out: --exclude=.env): they are not Operands.
 	inert map[*syntax.Word]bool
+	// flows are where each script's decoders and network programs sit
+	// (decodeflow.go).
+	flows []decodeFlow
 }
 
 // deferredPath is a relative redirection target in a function body, a trap

@@ -44,6 +44,9 @@ type Use struct {
 	// Dequoted is a shell line's words with their quoting removed (see
 	// ShellUse.Dequoted): scanned for secrets.
 	Dequoted string `json:"-"`
+	// Decoded is what a shell line decodes to (see ShellUse.Decoded):
+	// scanned for secrets.
+	Decoded []Decoded `json:"-"`
 }
 
 // FieldError is a tool input the gate cannot use. Pointer is the JSON pointer
