@@ -108,7 +108,13 @@ func (w *wsEnv) runExe(exe, stdin string, args ...string) result {
 // what serve said before it was ready.
 func (w *wsEnv) serve() []string {
 	w.t.Helper()
-	cmd := exec.Command(binary, "serve")
+	return w.serveOn(binary)
+}
+
+// serveOn is serve with another build of leasedeck (one with test bounds).
+func (w *wsEnv) serveOn(exe string) []string {
+	w.t.Helper()
+	cmd := exec.Command(exe, "serve")
 	cmd.Dir, cmd.Env = w.dir, w.env
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/leasedeck/leasedeck/registry/internal/gitbound"
 )
 
 // GitReadRef is a git command that prints contents from the object store
@@ -63,7 +64,7 @@ type GitCheck struct {
 // of the commits concerned, the changes of the commits it walks) are
 // matched, narrowed by its pathspecs.
 func CheckGitReads(reads []GitReadRef, deny []string) GitResult {
-	deadline := time.Now().Add(gitBounds.time)
+	deadline := time.Now().Add(gitbound.Current().Time)
 	compiled := CompileDenyPaths(deny)
 	for i := range reads {
 		r := &reads[i]
@@ -140,6 +141,15 @@ type gitChecker struct {
 	// rename is prepended to the paths of the trees a command writes
 	// (git read-tree --prefix).
 	rename string
+	// whole are the trees read whole so far below a path, which need not
+	// be read again (collectTips: the refs' trees share most of theirs).
+	whole map[gitWholeTree]bool
+}
+
+// gitWholeTree is a tree read whole below the directory rel.
+type gitWholeTree struct {
+	tree plumbing.Hash
+	rel  string
 }
 
 // ref is the path of rel (repository-relative) below the top.
@@ -166,6 +176,7 @@ func (c *gitChecker) file(rel string, hs ...plumbing.Hash) error {
 	if !c.spec.has(rel) {
 		return nil
 	}
+	orig := rel
 	rel = c.rename + rel
 	pat, ok := c.tw.deny.Match(c.ref(rel))
 	switch {
@@ -179,6 +190,15 @@ func (c *gitChecker) file(rel string, hs ...plumbing.Hash) error {
 		return errFound
 	case ok:
 		return nil
+	}
+	if c.rename != "" {
+		// Written under another name: a file at a denied path is the
+		// denied file's content there, whether or not the denied blobs
+		// are known (past the bounds they may not be).
+		if pat, ok := c.tw.deny.Match(c.ref(orig)); ok {
+			c.found = &GitFinding{Read: *c.read, Path: rel, Where: c.where, Pattern: pat, Content: orig, Blob: firstBlob(hs)}
+			return errFound
+		}
 	}
 	for _, h := range hs {
 		if at, held := c.denied[h]; held {
@@ -198,12 +218,29 @@ func (c *gitChecker) dirMayHold(rel string) bool {
 	if len(c.denied) > 0 && !c.collect {
 		return true // a denied file's content may lie under any name
 	}
-	ref := c.ref(c.rename + rel)
-	ref.dir = true
-	if _, ok := c.tw.deny.Match(ref); ok {
-		return true
+	for _, name := range []string{c.rename + rel, rel} {
+		// Below a rename (read-tree --prefix) a denied path may lie under
+		// its new name or its own (file judges both).
+		ref := c.ref(name)
+		ref.dir = true
+		if _, ok := c.tw.deny.Match(ref); ok || c.tw.denyBelow(ref) {
+			return true
+		}
+		if c.rename == "" {
+			break
+		}
 	}
-	return c.tw.denyBelow(ref)
+	return false
+}
+
+// firstBlob is the first of hs that names a blob, abbreviated.
+func firstBlob(hs []plumbing.Hash) string {
+	for _, h := range hs {
+		if !h.IsZero() {
+			return h.String()[:12]
+		}
+	}
+	return ""
 }
 
 // blob refuses a blob named by its id: which path holds it cannot be told
@@ -223,6 +260,13 @@ func (c *gitChecker) blob(h plumbing.Hash) error {
 func (c *gitChecker) diffTrees(a, b plumbing.Hash, rel string) error {
 	if a == b {
 		return nil
+	}
+	if a.IsZero() && c.whole != nil {
+		k := gitWholeTree{b, rel}
+		if c.whole[k] {
+			return nil
+		}
+		c.whole[k] = true
 	}
 	ea, err := c.entries(a)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/leasedeck/leasedeck/registry/internal/gitbound"
 )
 
 // gitWorkspace is a workspace holding a real git repository made by steps
@@ -99,28 +101,59 @@ func gitIn(t *testing.T, dir, line string) string {
 	return string(out)
 }
 
-// TestGitCheckBounds: past a bound the line is held, never allowed.
+// TestGitCheckBounds: a command whose own reach passes a bound is held,
+// never allowed; so is every command when even the refs, reflogs and
+// index cannot be read whole within the bounds.
 func TestGitCheckBounds(t *testing.T) {
 	ws := gitWorkspace(t, append(append([]string{}, commitsWithEnvFirst...), "git gc -q")...)
-	saved := gitBounds
-	t.Cleanup(func() { gitBounds = saved })
 	for _, tc := range []struct {
-		name string
-		set  func()
+		name   string
+		bounds gitbound.Bounds
+		line   string
 	}{
-		{"commits", func() { gitBounds.commits = 2 }},
-		{"entries", func() { gitBounds.entries = 3 }},
-		{"time", func() { gitBounds.time = -time.Second }},
+		{"commits", gitbound.Bounds{Commits: 2, Entries: 1000, Time: time.Second}, "git log -p"},
+		{"entries", gitbound.Bounds{Commits: 100, Entries: 3, Time: time.Second}, "git show HEAD"},
+		{"time", gitbound.Bounds{Commits: 100, Entries: 1000, Time: -time.Second}, "git show HEAD"},
 	} {
-		gitBounds = saved
-		tc.set()
-		if got, why := gitVerdict(t, ws, "git log -p"); got != "held" || !strings.Contains(why, "cannot tell what git log prints") {
-			t.Errorf("%s bound: %s (%s), want held", tc.name, got, why)
+		restore := gitbound.Set(tc.bounds)
+		if got, why := gitVerdict(t, ws, tc.line); got != "held" || !strings.Contains(why, "cannot tell what git") {
+			t.Errorf("%s bound: %q: %s (%s), want held", tc.name, tc.line, got, why)
 		}
+		restore()
 	}
-	gitBounds = saved
 	if got, why := gitVerdict(t, ws, "git log -p"); got != "denied" {
 		t.Errorf("packed repository: %s (%s), want denied", got, why)
+	}
+}
+
+// TestGitCheckPastBounds: in a repository whose history is past the
+// bounds of the walk for denied content, the commands whose own reach is
+// within them are judged, not held: by name within their reach, and by
+// content against the blobs the refs, reflogs, stash and index hold (and
+// the history walked before the bound). A denied file's content read in
+// under another name from past the walk is refused by its own name.
+func TestGitCheckPastBounds(t *testing.T) {
+	ws := gitWorkspace(t, append(append([]string{}, commitsWithEnvFirst...),
+		"git tag old HEAD~4",
+		"mkdir -p wt && echo SECRET=stashed > wt/.env && git add -f wt/.env && git stash -q",
+		"for i in $(seq 6 20); do echo $i > a && git commit -qam c$i; done",
+		// Copies, under other names, of .env as old's tree holds it and
+		// of wt/.env as the stash entry's index holds it.
+		"git show old:.env > copy && git show stash@{0}^2:wt/.env > stashcopy && git add copy stashcopy && git commit -qm copies",
+		"mkdir -p wt && echo SECRET=staged > wt/.env && git add -f wt/.env")...)
+	// Past the bound: .env lies in old's tree and deep in the history,
+	// wt/.env in the stash and the index.
+	defer gitbound.Set(gitbound.Bounds{Commits: 8, Entries: 100000, Time: 2 * time.Second})()
+	for _, tc := range []struct{ line, want string }{
+		{"git show HEAD~1", "ok"}, {"git log -p -3 HEAD~1", "ok"}, {"git diff HEAD~3 HEAD~1", "ok"}, {"git show HEAD:a", "ok"},
+		{"git log -p -- a", "held"}, {"git log -p", "denied"}, {"git show old", "denied"}, {"git diff --cached", "denied"},
+		{"git show HEAD:copy", "denied"}, {"git show HEAD:stashcopy", "denied"}, {"git show HEAD", "denied"},
+		{"git read-tree --prefix=src/k/ old", "denied"}, {"git read-tree --prefix=src/k/ HEAD~20", "denied"},
+		{"git read-tree --prefix=src/k/ HEAD~1", "ok"},
+	} {
+		if got, why := gitVerdict(t, ws, tc.line); got != tc.want {
+			t.Errorf("%q: %s (%s), want %s", tc.line, got, why, tc.want)
+		}
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
+	"github.com/leasedeck/leasedeck/registry/internal/gitbound"
 )
 
 // The gate reads a repository's objects, refs and reflogs with go-git's
@@ -28,11 +29,10 @@ import (
 // commits walked, the tree entries visited, the time taken); past a bound,
 // or on data it cannot read, the line is held for a human, never allowed.
 
-// Bounds of one call's reading of git objects.
+// Bounds of one call's reading of git objects: the commits walked, the
+// tree and index entries visited and the wall time are gitbound's (20,000,
+// 500,000 and 2 s; tests lower them).
 const (
-	MaxGitCommits = 20000           // commits walked
-	MaxGitEntries = 500000          // tree and index entries visited
-	maxGitTime    = 2 * time.Second // wall time of one call's check
 	// maxGitObject is the largest object read into memory: a bigger
 	// blob is never read (its type is all the check needs), a bigger
 	// tree or commit is read from disk as it is decoded.
@@ -40,13 +40,6 @@ const (
 	// maxGitSmall bounds the small files read whole (a reflog).
 	maxGitSmall = 16 << 20
 )
-
-// gitBounds are the bounds a check runs under (the constants above; a
-// test lowers them).
-var gitBounds = struct {
-	commits, entries int
-	time             time.Duration
-}{MaxGitCommits, MaxGitEntries, maxGitTime}
 
 // gitObjectCache keeps the objects the checks read, across calls and
 // repositories: an object's id is the hash of its content, so the object
@@ -67,7 +60,8 @@ type gitStore struct {
 	entries  int    // entries left to visit
 	spent    int    // entries visited, for the clock
 	deadline time.Time
-	why      string // the bound passed, once passed
+	bounds   gitbound.Bounds // the bounds it was opened under
+	why      string          // the bound passed, once passed
 }
 
 // openGitStore opens the repository whose git directory is gitDir and
@@ -91,7 +85,8 @@ func openGitStore(gitDir, common string, deadline time.Time) (*gitStore, error) 
 		fsys = dotgit.NewRepositoryFilesystem(osfs.New(gitDir), osfs.New(common))
 	}
 	st := filesystem.NewStorageWithOptions(fsys, gitObjectCache, filesystem.Options{LargeObjectThreshold: maxGitObject})
-	return &gitStore{st: st, gitDir: gitDir, common: common, commits: gitBounds.commits, entries: gitBounds.entries, deadline: deadline}, nil
+	b := gitbound.Current()
+	return &gitStore{st: st, gitDir: gitDir, common: common, commits: b.Commits, entries: b.Entries, deadline: deadline, bounds: b}, nil
 }
 
 // spend counts one entry visited (commit: a commit walked) and reports
@@ -105,11 +100,11 @@ func (s *gitStore) spend(commit bool) error {
 	switch {
 	case s.why != "":
 	case s.commits < 0:
-		s.why = fmt.Sprintf("more than %d commits to check", gitBounds.commits)
+		s.why = fmt.Sprintf("more than %d commits to check", s.bounds.Commits)
 	case s.entries < 0:
-		s.why = fmt.Sprintf("more than %d entries to check", gitBounds.entries)
+		s.why = fmt.Sprintf("more than %d entries to check", s.bounds.Entries)
 	case (commit || s.spent%256 == 0) && time.Now().After(s.deadline):
-		s.why = fmt.Sprintf("the check took longer than %v", gitBounds.time)
+		s.why = fmt.Sprintf("the check took longer than %v", s.bounds.Time)
 	}
 	if s.why != "" {
 		return errGitBound
@@ -314,22 +309,9 @@ func (s *gitStore) reflogTips(name string) ([]plumbing.Hash, error) {
 	if name != "" {
 		files = []string{filepath.Join(s.logsDir(name), filepath.FromSlash(name))}
 	} else {
-		for _, root := range []string{filepath.Join(s.gitDir, "logs"), filepath.Join(s.common, "logs")} {
-			err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-				if err != nil {
-					if errors.Is(err, fs.ErrNotExist) {
-						return nil
-					}
-					return err
-				}
-				if d.Type().IsRegular() {
-					files = append(files, p)
-				}
-				return s.spend(false)
-			})
-			if err != nil {
-				return nil, err
-			}
+		var err error
+		if files, err = s.reflogFiles(); err != nil {
+			return nil, err
 		}
 	}
 	var out []plumbing.Hash
@@ -341,6 +323,30 @@ func (s *gitStore) reflogTips(name string) ([]plumbing.Hash, error) {
 		out = append(out, hs...)
 	}
 	return out, nil
+}
+
+// reflogFiles are the files of every reflog, the worktree's and the
+// common directory's.
+func (s *gitStore) reflogFiles() ([]string, error) {
+	var files []string
+	for _, root := range []string{filepath.Join(s.gitDir, "logs"), filepath.Join(s.common, "logs")} {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			if d.Type().IsRegular() {
+				files = append(files, p)
+			}
+			return s.spend(false)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
 }
 
 // logsDir is the directory whose logs/ holds the reflog of name: HEAD's

@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/leasedeck/leasedeck/registry/internal/gitbound"
 )
 
 // What a work-tree-moving command writes (gitRewrite), read from the
@@ -64,7 +65,7 @@ func computeGitWrites(top, cwd, gitDir, common string, rw *gitRewrite) (out gitW
 			out = gitWrites{hold: fmt.Sprintf("the gate cannot tell what %s writes: the repository's data is malformed (%v)", rw.prog, p)}
 		}
 	}()
-	s, err := openGitStore(gitDir, common, time.Now().Add(gitBounds.time))
+	s, err := openGitStore(gitDir, common, time.Now().Add(gitbound.Current().Time))
 	if err != nil {
 		return gitWrites{hold: fmt.Sprintf("the gate cannot tell what %s writes: %v", rw.prog, err)}
 	}
