@@ -36,12 +36,31 @@ func HeldCallsFor(maxConnections int) int {
 	return max(1, maxConnections/2)
 }
 
+// DefaultMaxHeldLocal is how many calls that came over in-process
+// connections (Handler.Local: Claude Code's HTTP hooks) may wait for a
+// human at once when Config.MaxHeldLocal does not say: half of what the
+// HTTP hook server answers at once (hookhttp.MaxInFlight), where a
+// waiting hook holds its place as a socket call holds its connection.
+const DefaultMaxHeldLocal = 32
+
 // ErrTooManyApprovals: the lease already has as many approval requests
 // waiting as the policy allows. Nothing was recorded.
 var ErrTooManyApprovals = errors.New("too many pending approvals")
 
-// askLimits are the three caps a call that needs a human must fit under.
-type askLimits struct{ lease, tree, total int }
+// askLimits are the caps a call that needs a human must fit under: per
+// lease, per lease tree, and in all for the way it came (pool).
+type askLimits struct {
+	lease, tree int
+	pool        [poolCount]int
+}
+
+// A held call's pool is the way it came: a socket connection, or an
+// in-process one (an HTTP hook); each holds a resource of its own.
+const (
+	poolSocket = iota
+	poolLocal
+	poolCount
+)
 
 // askCap says which cap refused a call (capNone: none did).
 type askCap int
@@ -50,21 +69,21 @@ const (
 	capNone askCap = iota
 	capLease
 	capTree
-	capTotal
+	capPool
 )
 
 // askCounter counts the approval requests waiting under each lease, each
-// lease tree (by its root) and in all. Its zero value is ready.
+// lease tree (by its root) and in each pool. Its zero value is ready.
 type askCounter struct {
 	mu    sync.Mutex
 	lease map[string]int
 	tree  map[string]int
-	total int
+	pool  [poolCount]int
 }
 
-// take reserves a slot under lease and its tree's root, or reports the
-// first cap that is full; nothing is taken then.
-func (c *askCounter) take(lease, root string, lim askLimits) askCap {
+// take reserves a slot under lease, its tree's root and pool, or reports
+// the first cap that is full; nothing is taken then.
+func (c *askCounter) take(lease, root string, pool int, lim askLimits) askCap {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.lease == nil {
@@ -75,16 +94,16 @@ func (c *askCounter) take(lease, root string, lim askLimits) askCap {
 		return capLease
 	case c.tree[root] >= lim.tree:
 		return capTree
-	case c.total >= lim.total:
-		return capTotal
+	case c.pool[pool] >= lim.pool[pool]:
+		return capPool
 	}
 	c.lease[lease]++
 	c.tree[root]++
-	c.total++
+	c.pool[pool]++
 	return capNone
 }
 
-func (c *askCounter) release(lease, root string) {
+func (c *askCounter) release(lease, root string, pool int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.lease[lease]--; c.lease[lease] <= 0 {
@@ -93,21 +112,37 @@ func (c *askCounter) release(lease, root string) {
 	if c.tree[root]--; c.tree[root] <= 0 {
 		delete(c.tree, root)
 	}
-	c.total--
+	c.pool[pool]--
 }
 
 // askLimits are the caps in force: the policy's per lease, the
-// registry's per tree, and the total its connection cap leaves.
+// registry's per tree, and what the socket's connection cap and the HTTP
+// hook server's in-flight cap leave.
 func (s *Service) askLimits() askLimits {
-	lim := askLimits{lease: s.cfg.MaxPendingApprovals, tree: MaxHeldPerTree, total: s.cfg.MaxHeldCalls}
+	lim := askLimits{lease: s.cfg.MaxPendingApprovals, tree: MaxHeldPerTree,
+		pool: [poolCount]int{poolSocket: s.cfg.MaxHeldCalls, poolLocal: s.cfg.MaxHeldLocal}}
 	if lim.lease <= 0 {
 		lim.lease = DefaultMaxPendingApprovals
 	}
-	if lim.total <= 0 {
-		lim.total = HeldCallsFor(0)
+	if lim.pool[poolSocket] <= 0 {
+		lim.pool[poolSocket] = HeldCallsFor(0)
+	}
+	if lim.pool[poolLocal] <= 0 {
+		lim.pool[poolLocal] = DefaultMaxHeldLocal
 	}
 	return lim
 }
+
+// heldPool is the pool of a call answered under ctx.
+func heldPool(ctx context.Context) int {
+	if local, _ := ctx.Value(localKey{}).(bool); local {
+		return poolLocal
+	}
+	return poolSocket
+}
+
+// localKey marks the context of a Local connection.
+type localKey struct{}
 
 // treeRoot is the root of the tree lease belongs to (lease itself for a
 // root).
@@ -130,19 +165,24 @@ func (s *Service) treeRoot(lease string) string {
 func (s *Service) askCapped(ctx context.Context, req GateRequest, res GateResult) GateAnswer {
 	lim := s.askLimits()
 	root := s.treeRoot(req.LeaseID)
-	switch s.asks.take(req.LeaseID, root, lim) {
+	pool := heldPool(ctx)
+	const past = "this call needs a human, but it is refused at once, not held: "
+	switch s.asks.take(req.LeaseID, root, pool, lim) {
 	case capLease:
 		err := fmt.Errorf("%w: lease %s already has %d approval request(s) waiting for a human (the policy's max_pending_approvals); this call is refused until some are decided",
 			ErrTooManyApprovals, record.ShortID(req.LeaseID), lim.lease)
 		return GateAnswer{Verdict: VerdictDeny, Reason: err.Error(), refused: err}
 	case capTree:
-		return s.refuseCall(req, VerdictDeny, fmt.Sprintf("this call needs a human, but it is refused at once, not held: there are already %d calls waiting for a human in its lease tree (root lease %s and every lease below it), the registry's cap per tree; more are held once a human decides some",
+		return s.refuseCall(req, VerdictDeny, fmt.Sprintf(past+"there are already %d calls waiting for a human in its lease tree (root lease %s and every lease below it), the registry's cap per tree; more are held once a human decides some",
 			lim.tree, record.ShortID(root)))
-	case capTotal:
-		return s.refuseCall(req, VerdictDeny, fmt.Sprintf("this call needs a human, but it is refused at once, not held: the registry already has %d calls waiting for a human, half its connections (the rest stay free for calls answered at once); more are held once a human decides some",
-			lim.total))
+	case capPool:
+		why := fmt.Sprintf("the registry already has %d calls waiting for a human, half its connections (the rest stay free for calls answered at once)", lim.pool[pool])
+		if pool == poolLocal {
+			why = fmt.Sprintf("the registry already has %d calls from HTTP hooks waiting for a human, half of the HTTP hooks it answers at once (the rest stay free for hooks answered at once)", lim.pool[pool])
+		}
+		return s.refuseCall(req, VerdictDeny, past+why+"; more are held once a human decides some")
 	}
-	defer s.asks.release(req.LeaseID, root)
+	defer s.asks.release(req.LeaseID, root, pool)
 	return s.ask(ctx, req, res)
 }
 

@@ -8,7 +8,7 @@ import (
 // checked: a full cap refuses without taking anything, and a release
 // gives back the slot under the lease, its tree and the total alike.
 func TestAskCounterCaps(t *testing.T) {
-	lim := askLimits{lease: 2, tree: 3, total: 4}
+	lim := askLimits{lease: 2, tree: 3, pool: [poolCount]int{poolSocket: 4, poolLocal: 1}}
 	type step struct {
 		release     bool
 		lease, root string
@@ -22,33 +22,37 @@ func TestAskCounterCaps(t *testing.T) {
 		{"tree cap over many leases", []step{{false, "a", "r", capNone}, {false, "b", "r", capNone}, {false, "c", "r", capNone},
 			{false, "d", "r", capTree}, {false, "e", "s", capNone}}},
 		{"total over many trees", []step{{false, "a", "r", capNone}, {false, "b", "s", capNone}, {false, "c", "t", capNone},
-			{false, "d", "u", capNone}, {false, "e", "v", capTotal}}},
+			{false, "d", "u", capNone}, {false, "e", "v", capPool}}},
 		{"the lease is told before its tree", []step{{false, "a", "r", capNone}, {false, "a", "r", capNone}, {false, "b", "r", capNone},
 			{false, "a", "r", capLease}, {false, "b", "r", capTree}}},
 		{"a release frees every count", []step{{false, "a", "r", capNone}, {false, "b", "r", capNone}, {false, "c", "r", capNone},
-			{false, "d", "r", capTree}, {false, "d", "s", capNone}, {false, "e", "t", capTotal}, {true, "b", "r", capNone},
-			{false, "b", "r", capNone}, {true, "c", "r", capNone}, {false, "e", "t", capNone}, {false, "f", "r", capTotal}}},
+			{false, "d", "r", capTree}, {false, "d", "s", capNone}, {false, "e", "t", capPool}, {true, "b", "r", capNone},
+			{false, "b", "r", capNone}, {true, "c", "r", capNone}, {false, "e", "t", capNone}, {false, "f", "r", capPool}}},
 		{"a refusal takes nothing", []step{{false, "a", "r", capNone}, {false, "a", "r", capNone}, {false, "a", "r", capLease},
-			{false, "a", "r", capLease}, {false, "b", "r", capNone}, {false, "c", "s", capNone}, {false, "d", "s", capTotal}}},
+			{false, "a", "r", capLease}, {false, "b", "r", capNone}, {false, "c", "s", capNone}, {false, "d", "s", capPool}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var c askCounter
 			for i, s := range tc.steps {
 				if s.release {
-					c.release(s.lease, s.root)
+					c.release(s.lease, s.root, poolSocket)
 					continue
 				}
-				if got := c.take(s.lease, s.root, lim); got != s.want {
+				if got := c.take(s.lease, s.root, poolSocket, lim); got != s.want {
 					t.Fatalf("step %d (%s under %s): cap %d, want %d", i, s.lease, s.root, got, s.want)
 				}
 			}
 		})
 	}
+	// Each pool has its own cap: the local one full leaves the socket's.
 	var c askCounter
-	c.take("a", "r", lim)
-	c.release("a", "r")
-	if len(c.lease) != 0 || len(c.tree) != 0 || c.total != 0 {
-		t.Fatalf("released: %v %v %d", c.lease, c.tree, c.total)
+	if c.take("a", "r", poolLocal, lim) != capNone || c.take("b", "s", poolLocal, lim) != capPool || c.take("b", "s", poolSocket, lim) != capNone {
+		t.Fatalf("pools: %v %v %v", c.lease, c.tree, c.pool)
+	}
+	c.release("a", "r", poolLocal)
+	c.release("b", "s", poolSocket)
+	if len(c.lease) != 0 || len(c.tree) != 0 || c.pool != [poolCount]int{} {
+		t.Fatalf("released: %v %v %v", c.lease, c.tree, c.pool)
 	}
 }
 

@@ -421,6 +421,8 @@ func (h *Handler) Local(ctx context.Context) net.Conn {
 	lim := h.limits.withDefaults()
 	h.localOnce.Do(func() { h.localBudget = &lineBudget{max: lim.PartialBytes} })
 	client, server := net.Pipe()
-	go h.serveConn(ctx, server, lim, h.localBudget, nil)
+	// Its calls that wait for a human count against their own cap
+	// (Config.MaxHeldLocal), not the socket's.
+	go h.serveConn(context.WithValue(ctx, localKey{}, true), server, lim, h.localBudget, nil)
 	return client
 }

@@ -31,9 +31,12 @@ type Config struct {
 	// MaxPendingApprovals caps the approval requests waiting at once under
 	// one lease (default DefaultMaxPendingApprovals).
 	MaxPendingApprovals int
-	// MaxHeldCalls caps the calls waiting for a human at once across every
-	// lease tree (default HeldCallsFor(0)); each tree has MaxHeldPerTree.
+	// MaxHeldCalls caps the calls over the socket waiting for a human at
+	// once across every lease tree (default HeldCallsFor(0)); each tree has
+	// MaxHeldPerTree. MaxHeldLocal caps those over Local connections, the
+	// HTTP hooks' (default DefaultMaxHeldLocal).
 	MaxHeldCalls int
+	MaxHeldLocal int
 	SessionID    string           // issuer_session_id; default: a fresh id per start
 	Now          func() time.Time // default time.Now
 	// Policy, when set, is the whole policy (root, timeouts, mode, the

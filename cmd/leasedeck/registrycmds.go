@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/leasedeck/leasedeck/handshake"
+	"github.com/leasedeck/leasedeck/hookhttp"
 	"github.com/leasedeck/leasedeck/journal"
 	"github.com/leasedeck/leasedeck/registry"
 	"github.com/leasedeck/leasedeck/registry/record"
@@ -131,6 +132,7 @@ func openService(w workspace.Workspace, e *env) (*registry.Service, workspace.Se
 		HeadPath: w.HeadPath(), CheckpointKeyPath: w.CheckpointKeyPath(), SnapshotDir: w.SnapshotDir(),
 		Policy: &policy, PolicySource: func() (registry.Policy, error) { return registryPolicy(w) }, HandshakeKey: hsKey,
 		MaxPendingApprovals: settings.MaxPendingApprovals, MaxHeldCalls: registry.HeldCallsFor(settings.MaxConnections),
+		MaxHeldLocal:  hookhttp.MaxInFlight / 2,
 		SnapshotEvery: settings.SnapshotEvery, SnapshotInterval: settings.SnapshotInterval,
 	})
 	if err != nil {
