@@ -340,6 +340,9 @@ func gitWorktreeCmd(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 		if verb.s == "move" && len(ops) > 2 {
 			a.gitWriteOps(prog+" move", ops[2:3], c)
 		}
+		if verb.s == "add" {
+			a.gitWorktreeAddReach(prog+" add", g, ops[1:])
+		}
 	case "list", "prune", "lock", "unlock", "repair":
 	default:
 		a.failf("refused: git worktree %s is not one the gate knows", verb.s)

@@ -104,6 +104,7 @@ func gitClone(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 	a.gitRepoArg(prog, ops[0], c)
 	if len(ops) > 1 {
 		a.writeArg(prog, ops[1], c)
+		a.gitCloneLocalReach(prog, g, ops[0], ops[1])
 		return
 	}
 	l, _ := staticWord(ops[0])
