@@ -33,7 +33,7 @@ func (a *analyzer) script(src string, c ctx) {
 		a.failf("%v", err)
 		return
 	}
-	f, err := parseBash(src)
+	f, plain, err := parseBashLine(src)
 	if err != nil {
 		if c.depth > 0 {
 			a.failf("cannot parse nested shell script %q: %v", shorten(src), err)
@@ -42,11 +42,13 @@ func (a *analyzer) script(src string, c ctx) {
 		}
 		return
 	}
-	if !wordsAsWritten(src) && len(a.use.Dequoted) < maxDequoted {
+	// A plain line's words are as written and its commands are simple
+	// commands: neither scan of its text can find anything.
+	if !plain && !wordsAsWritten(src) && len(a.use.Dequoted) < maxDequoted {
 		a.use.Dequoted += dequotedWords(f)
 	}
 	a.decodeScript(src, f, c.depth)
-	if mayHoldLoopOrFunction(src) {
+	if !plain && mayHoldLoopOrFunction(src) {
 		a.prescanCwd(f)
 	}
 	a.stmts(f.Stmts, c)
@@ -58,10 +60,17 @@ func (a *analyzer) script(src string, c ctx) {
 // parseBash parses src as bash: a plain line by parsePlain, any other
 // with a pooled parser.
 func parseBash(src string) (*syntax.File, error) {
+	f, _, err := parseBashLine(src)
+	return f, err
+}
+
+// parseBashLine is parseBash, and whether parsePlain took the line.
+func parseBashLine(src string) (f *syntax.File, plain bool, err error) {
 	if f, ok := parsePlain(src); ok {
-		return f, nil
+		return f, true, nil
 	}
-	return parseBashGeneral(src)
+	f, err = parseBashGeneral(src)
+	return f, false, err
 }
 
 // parseBashGeneral parses src with mvdan.cc/sh's parser, pooled.

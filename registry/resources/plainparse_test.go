@@ -68,12 +68,42 @@ func randomPlainishLine(r *rand.Rand) string {
 	return b.String()
 }
 
+// randomPlainishList is a list of randomPlainishLine commands joined by
+// the separators a plain line may hold and, now and then, by one it may
+// not (a pipe, a background "&", a case terminator, a CR LF, a
+// continuation, operators run together).
+func randomPlainishList(r *rand.Rand) string {
+	seps := []string{" && ", "&&", " || ", "||", "; ", ";", "\n", " ;\n", " &&\n  ", "||\n\n", "\n\n", " ;\t",
+		"\n \n", "&&\t", " ; "}
+	odd := []string{"&", " & ", "|", " | ", ";;", ";&", ";;&", ";|", "|&", "&&&", "&&|", "||&", "\r\n", "\\\n",
+		"&& ;", "; ;", "\n;", "&& &&", ";\r", "&>", "&&>", "#", " #x\n", "&|", "&!"}
+	var b strings.Builder
+	if r.Intn(6) == 0 {
+		b.WriteString([]string{"\n", " ", "\n\t", ";", "&& "}[r.Intn(5)])
+	}
+	for n := 1 + r.Intn(5); n > 0; n-- {
+		b.WriteString(randomPlainishLine(r))
+		if n == 1 && r.Intn(3) != 0 {
+			break
+		}
+		if r.Intn(12) == 0 {
+			b.WriteString(odd[r.Intn(len(odd))])
+		} else {
+			b.WriteString(seps[r.Intn(len(seps))])
+		}
+	}
+	return b.String()
+}
+
 func TestPlainParseMatchesParser(t *testing.T) {
 	// Ordinary lines take the short cut (else it would be tested on
 	// nothing); every line here that it takes is compared.
 	for _, src := range []string{"git status", "true", ":", "ls -la", "git diff --stat HEAD~1", "echo hello",
 		"cat src/a.go", " git  log\t--oneline -5 ", "git log -1 --format=%H", "make", "go test ./...",
-		"npm install --registry=https://registry.npmjs.org lodash", "ls -1 src/*.go", "git show HEAD:src/a.go"} {
+		"npm install --registry=https://registry.npmjs.org lodash", "ls -1 src/*.go", "git show HEAD:src/a.go",
+		"ls a;b", "ls\nid", "git status && ls", "make || true", "go vet ./... && go test ./... || echo failed",
+		"cd src; ls -la", "ls;", "ls ;\n\n cat x\n", "\n\nls\n", "a &&\n b", "a ||\n\n\tb; c", "a&&b||c;d",
+		"git status && git diff; git log -1\nls"} {
 		if !checkPlainParse(t, src) {
 			t.Errorf("parsePlain does not take the ordinary line %q", src)
 		}
@@ -82,8 +112,13 @@ func TestPlainParseMatchesParser(t *testing.T) {
 	// parser refuses: the short cut must leave them to it.
 	for _, src := range []string{"", " ", "time npm test", "a=b ls", "local x=1", "declare -a x", "export A",
 		"let x", "for", "done", "if", "{", "!", "[[", "coproc x", "function f", "select x", "ls #x", "ls $x",
-		"ls 'a'", "ls a\\ b", "ls a;b", "ls\nid", "ls > x", "ls | wc", "ls &", "f()", "ls @(x)", "ls a[1]",
-		"ls {a,b}", "ls é", "ls \r", "x+=1 ls", "=x"} {
+		"ls 'a'", "ls a\\ b", "ls > x", "ls | wc", "ls &", "f()", "ls @(x)", "ls a[1]",
+		"ls {a,b}", "ls é", "ls \r", "x+=1 ls", "=x",
+		"ls &", "ls & cat", "ls | wc", "ls |& wc", "ls &&", "ls ||", "&& ls", "; ls", "ls ;; x", "ls ;& x",
+		"ls ;| x", "ls &&& x", "ls ||& x", "ls &&| x", "ls && ; x", "ls; ; x", "ls\n;x", "ls && if x", "ls; then",
+		"ls && time x", "ls; a=b x", "ls || ! x", "ls && {", "ls;}", "ls\r\nid", "ls &&\r\nid", "ls #x\nid",
+		"ls && x=1", "ls; declare x", "ls\nlocal x", "ls && [[ x ]]", "ls &>x", "ls &&>x", "ls;#", "\n", ";",
+		"ls && done", "a;\nesac"} {
 		if checkPlainParse(t, src) {
 			t.Errorf("parsePlain takes %q", src)
 		}
@@ -99,10 +134,44 @@ func TestPlainParseMatchesParser(t *testing.T) {
 	if taken < lines/10 {
 		t.Fatalf("parsePlain took only %d of %d random lines: the comparison says little", taken, lines)
 	}
+	taken = 0
+	for range lines {
+		if checkPlainParse(t, randomPlainishList(r)) {
+			taken++
+		}
+	}
+	if taken < lines/20 {
+		t.Fatalf("parsePlain took only %d of %d random lists: the comparison says little", taken, lines)
+	}
+}
+
+// Past column 16,383 and line 262,143 the parser's positions are 0; the
+// short cut's must be too, on lines as long as it takes, and a longer
+// line is left to the parser.
+func TestPlainParseLongLines(t *testing.T) {
+	for name, src := range map[string]string{
+		"columns":      strings.Repeat("git status && ", 5000) + "ls",
+		"long words":   "echo " + strings.Repeat("a", 20000) + " b; " + strings.Repeat("c", 17000) + "\nls -la",
+		"lines":        "a\n" + strings.Repeat("\n", 262200) + "b && c\nd;e",
+		"long lines":   strings.Repeat(strings.Repeat("x ", 9000)+"&&\n", 40) + "y",
+		"semicolons":   strings.Repeat("ls -l;", 3000),
+		"at the limit": "echo " + strings.Repeat("a", maxPlainLine-12) + " && ls",
+	} {
+		if len(src) > maxPlainLine {
+			t.Fatalf("%s: %d bytes, over maxPlainLine", name, len(src))
+		}
+		if !checkPlainParse(t, src) {
+			t.Errorf("%s: parsePlain does not take the line", name)
+		}
+	}
+	if _, ok := parsePlain(strings.Repeat("a ", maxPlainLine/2) + "b"); ok {
+		t.Error("parsePlain takes a line over maxPlainLine")
+	}
 }
 
 func FuzzPlainParse(f *testing.F) {
-	for _, s := range []string{"git status", "ls -la src", "time ls", "a=b", "echo ~/x=y", "x\ty", "@test"} {
+	for _, s := range []string{"git status", "ls -la src", "time ls", "a=b", "echo ~/x=y", "x\ty", "@test", "a && b || c; d\ne",
+		"a &&\n\nb;", "a ;; b", "a | b", "a & b", "a\r\nb"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) { checkPlainParse(t, src) })
