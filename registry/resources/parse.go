@@ -42,12 +42,16 @@ func (a *analyzer) script(src string, c ctx) {
 		}
 		return
 	}
-	// A plain line's words are as written and its commands are simple
-	// commands: neither scan of its text can find anything.
-	if !plain && !wordsAsWritten(src) && len(a.use.Dequoted) < maxDequoted {
+	// A plain line can hold a backslash, a $ or a backquote only inside
+	// quotes: without a quote its words are as written, and two byte
+	// searches say so at less cost than wordsAsWritten's.
+	written := plain && strings.IndexByte(src, '\'') < 0 && strings.IndexByte(src, '"') < 0
+	if !written && !wordsAsWritten(src) && len(a.use.Dequoted) < maxDequoted {
 		a.use.Dequoted += dequotedWords(f)
 	}
 	a.decodeScript(src, f, c.depth)
+	// A plain line's commands are simple commands: it holds no loop and
+	// no function, and its text need not be searched for them.
 	if !plain && mayHoldLoopOrFunction(src) {
 		a.prescanCwd(f)
 	}

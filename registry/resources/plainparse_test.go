@@ -38,7 +38,13 @@ func randomPlainishLine(r *rand.Rand) string {
 		"--format=%H", "x+=1", "time", "let", "declare", "local", "export", "readonly", "typeset", "nameref",
 		"if", "then", "else", "fi", "for", "in", "do", "done", "while", "until", "case", "esac", "select",
 		"function", "coproc", "{", "}", "!", "[[", "]]", "[", "]", "@test", ".", ":", "true", "*.go", "a?",
-		"@(x)", "+(x)", "a,b", "x^y", "%1", "-", "--", "echo", "f()", "a[1]=x", "1", "_", "x.y:z", "HEAD^"}
+		"@(x)", "+(x)", "a,b", "x^y", "%1", "-", "--", "echo", "f()", "a[1]=x", "1", "_", "x.y:z", "HEAD^",
+		`"TODO 5"`, `'step 1 done'`, `a"b"c`, `""`, `''`, `"x'y"`, `'x"y'`, `"a$b"`, `'a\b'`, `"a\b"`, `"a!b"`,
+		`"é"`, `'a	b'`, "'a\tb'", `"*5.go"`, `'%s\n'`, `x=""`, `"if"`, `'time'`, `if"x"`, `"a`, `'a`, `"a"'b'`,
+		`"$(id)"`, "\"`id`\"", `$'x'`, `$"x"`, `"a\nb"`, "'a\nb'", `"a b"=c`, `a"="b`}
+	redirs := []string{"> f", ">f", ">> f", ">>f", "2>/dev/null", "2>&1", "< in", "<in", ">&2", "1>&2", "2>",
+		">|f", "<<EOF", "<<<x", "<>f", "&>f", ">(x)", "<(x)", "10>f", "a2>f", "2> f", "> 'f'", `> "f g"`, "<&0",
+		">&-", "> f>g", "2>'f'", "> \"\"", ">", ">>", "2>&", "> |", "> ;", ">\nf", ">&1>&2", "0<f", "3>>f"}
 	odd := []string{"#", "!", "$", "'", `"`, "\\", "\n", ";", "&", "|", "<", ">", "(", ")", "{", "}", "[",
 		"]", "\r", "\x00", "é", "\u00a0", "`", "=", "\t"}
 	seps := []string{" ", " ", " ", "  ", "\t", " \t "}
@@ -61,6 +67,9 @@ func randomPlainishLine(r *rand.Rand) string {
 			w = w[:i] + odd[r.Intn(len(odd))] + w[i:]
 		}
 		b.WriteString(w)
+		if r.Intn(6) == 0 {
+			b.WriteString([]string{" ", ""}[r.Intn(2)] + redirs[r.Intn(len(redirs))])
+		}
 		if n > 1 || r.Intn(4) == 0 {
 			b.WriteString(seps[r.Intn(len(seps))])
 		}
@@ -74,7 +83,7 @@ func randomPlainishLine(r *rand.Rand) string {
 // continuation, operators run together).
 func randomPlainishList(r *rand.Rand) string {
 	seps := []string{" && ", "&&", " || ", "||", "; ", ";", "\n", " ;\n", " &&\n  ", "||\n\n", "\n\n", " ;\t",
-		"\n \n", "&&\t", " ; "}
+		"\n \n", "&&\t", " ; ", " | ", "|", " |\n ", "|\n\n"}
 	odd := []string{"&", " & ", "|", " | ", ";;", ";&", ";;&", ";|", "|&", "&&&", "&&|", "||&", "\r\n", "\\\n",
 		"&& ;", "; ;", "\n;", "&& &&", ";\r", "&>", "&&>", "#", " #x\n", "&|", "&!"}
 	var b strings.Builder
@@ -103,7 +112,11 @@ func TestPlainParseMatchesParser(t *testing.T) {
 		"npm install --registry=https://registry.npmjs.org lodash", "ls -1 src/*.go", "git show HEAD:src/a.go",
 		"ls a;b", "ls\nid", "git status && ls", "make || true", "go vet ./... && go test ./... || echo failed",
 		"cd src; ls -la", "ls;", "ls ;\n\n cat x\n", "\n\nls\n", "a &&\n b", "a ||\n\n\tb; c", "a&&b||c;d",
-		"git status && git diff; git log -1\nls"} {
+		"git status && git diff; git log -1\nls", `grep -n "TODO 5" src/f5.go`, "echo 'step 1 done' > src/out.txt",
+		"ls -la src 2>/dev/null", "go test ./... 2>&1 | tail -20", `printf '%s\n' a "b 7" >> log.txt`,
+		"sort f | uniq -c | head -3", "cat < in > out", `echo ""`, `echo a"b"'c'd`, "ls >&2", "a | b && c | d || e",
+		"a |\n b", "echo hi>f", "echo x 2>f y", `git commit -m "fix 3: handle case 4"`,
+		"ls 'a'", "ls > x", "ls | wc", `"a"=b`} {
 		if !checkPlainParse(t, src) {
 			t.Errorf("parsePlain does not take the ordinary line %q", src)
 		}
@@ -112,13 +125,15 @@ func TestPlainParseMatchesParser(t *testing.T) {
 	// parser refuses: the short cut must leave them to it.
 	for _, src := range []string{"", " ", "time npm test", "a=b ls", "local x=1", "declare -a x", "export A",
 		"let x", "for", "done", "if", "{", "!", "[[", "coproc x", "function f", "select x", "ls #x", "ls $x",
-		"ls 'a'", "ls a\\ b", "ls > x", "ls | wc", "ls &", "f()", "ls @(x)", "ls a[1]",
+		"ls a\\ b", "ls &", "f()", "ls @(x)", "ls a[1]",
 		"ls {a,b}", "ls é", "ls \r", "x+=1 ls", "=x",
-		"ls &", "ls & cat", "ls | wc", "ls |& wc", "ls &&", "ls ||", "&& ls", "; ls", "ls ;; x", "ls ;& x",
+		"ls &", "ls & cat", "ls |& wc", "ls &&", "ls ||", "&& ls", "; ls", "ls ;; x", "ls ;& x",
 		"ls ;| x", "ls &&& x", "ls ||& x", "ls &&| x", "ls && ; x", "ls; ; x", "ls\n;x", "ls && if x", "ls; then",
 		"ls && time x", "ls; a=b x", "ls || ! x", "ls && {", "ls;}", "ls\r\nid", "ls &&\r\nid", "ls #x\nid",
 		"ls && x=1", "ls; declare x", "ls\nlocal x", "ls && [[ x ]]", "ls &>x", "ls &&>x", "ls;#", "\n", ";",
-		"ls && done", "a;\nesac"} {
+		"ls && done", "a;\nesac", "ls |& wc", "ls | | wc", "ls |", "| ls", "ls >", "ls > ;", "2>f ls", "> f",
+		"ls <<EOF\nx\nEOF", "ls <<<x", "ls <>f", "ls >|f", "ls &>f", "cat <(ls)", "ls >(x)", `echo "$x"`, `echo "a\"b"`,
+		"echo \"`id`\"", `echo $'x'`, `echo "a`, `echo 'a`, "echo 'a\nb'", `x="y" ls`} {
 		if checkPlainParse(t, src) {
 			t.Errorf("parsePlain takes %q", src)
 		}
@@ -150,11 +165,13 @@ func TestPlainParseMatchesParser(t *testing.T) {
 // line is left to the parser.
 func TestPlainParseLongLines(t *testing.T) {
 	for name, src := range map[string]string{
-		"columns":      strings.Repeat("git status && ", 5000) + "ls",
-		"long words":   "echo " + strings.Repeat("a", 20000) + " b; " + strings.Repeat("c", 17000) + "\nls -la",
-		"lines":        "a\n" + strings.Repeat("\n", 262200) + "b && c\nd;e",
-		"long lines":   strings.Repeat(strings.Repeat("x ", 9000)+"&&\n", 40) + "y",
-		"semicolons":   strings.Repeat("ls -l;", 3000),
+		"columns":    strings.Repeat("git status && ", 5000) + "ls",
+		"long words": "echo " + strings.Repeat("a", 20000) + " b; " + strings.Repeat("c", 17000) + "\nls -la",
+		"lines":      "a\n" + strings.Repeat("\n", 262200) + "b && c\nd;e",
+		"long lines": strings.Repeat(strings.Repeat("x ", 9000)+"&&\n", 40) + "y",
+		"semicolons": strings.Repeat("ls -l;", 3000),
+		"quotes, pipes and redirections": strings.Repeat(`grep -n "TODO 5" src/f5.go | wc -l 2>/dev/null && `+
+			`echo 'x y' >> f; cat <in >&2 ""`+"\n", 800) + "true",
 		"at the limit": "echo " + strings.Repeat("a", maxPlainLine-12) + " && ls",
 	} {
 		if len(src) > maxPlainLine {
@@ -171,7 +188,8 @@ func TestPlainParseLongLines(t *testing.T) {
 
 func FuzzPlainParse(f *testing.F) {
 	for _, s := range []string{"git status", "ls -la src", "time ls", "a=b", "echo ~/x=y", "x\ty", "@test", "a && b || c; d\ne",
-		"a &&\n\nb;", "a ;; b", "a | b", "a & b", "a\r\nb"} {
+		"a &&\n\nb;", "a ;; b", "a | b", "a & b", "a\r\nb",
+		`grep "x y" 'z' > f 2>&1 | wc -l`, "a 2>/dev/null || b <f"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) { checkPlainParse(t, src) })
