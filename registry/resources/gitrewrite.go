@@ -31,6 +31,7 @@ const (
 	rwRevert                               // revert REV…: each commit's changes undone
 	rwRebase                               // rebase [--onto X] UPSTREAM [BRANCH]
 	rwPaths                                // checkout [REV] -- PATH…, restore: the paths, from REV or the index
+	rwAbort                                // merge|cherry-pick|revert|rebase|am --abort: back to the state before (gitabort.go)
 )
 
 // gitRewrite is one work-tree-moving command as the analysis saw it.
@@ -228,13 +229,18 @@ func gitStash(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 
 // gitWorktree: merge, rebase, cherry-pick and revert write what the
 // commits they apply change; am applies patches from its input, which the
-// gate cannot read, and is held.
+// gate cannot read, and is held; --abort writes what putting the work
+// tree back writes.
 func gitWorktree(a *analyzer, prog string, args []*syntax.Word, c ctx) {
 	g, ok := a.parseGit(prog, args, " m F file s strategy X strategy-option onto C ")
 	if !ok {
 		return
 	}
-	if g.has("abort", "quit", "show-current-patch") {
+	switch {
+	case g.has("quit", "show-current-patch"):
+		return // the work tree and the index are left as they are
+	case g.has("abort"):
+		a.gitRewriteOf(prog, &gitRewrite{kind: rwAbort}, c)
 		return
 	}
 	a.gitOptReads(prog, g, c, "F", "file")

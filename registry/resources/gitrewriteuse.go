@@ -29,10 +29,10 @@ func gitRewriteWrites(resolver *pathResolver, rebase func(string) string, cmd st
 			if modelled {
 				top, cwd, gitDir, ok = ownRepoOf(resolver, rebase, *run, d)
 			}
-			if !ok && modelled && rw.kind == rwPaths {
+			if !ok && modelled && (rw.kind == rwPaths || rw.kind == rwAbort) {
 				// No repository of the workspace's own: the paths named are
-				// what the analysis counts (git fails without one, and one
-				// the agent made is held).
+				// what the analysis counts, and an abort writes nothing (git
+				// fails without one, and one the agent made is held).
 				continue
 			}
 			if !ok {

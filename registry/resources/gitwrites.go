@@ -126,6 +126,8 @@ func (w *writeSet) run(rw *gitRewrite) error {
 		return w.rebase(rw, head)
 	case rwPaths:
 		return w.pathsFrom(rw)
+	case rwAbort:
+		return w.abort(rw.prog, head)
 	}
 	return fmt.Errorf("%s is not a command the gate models", rw.prog)
 }
