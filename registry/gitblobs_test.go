@@ -156,6 +156,7 @@ func TestGateRefusesDeepContentPastTheBounds(t *testing.T) {
 		"git notes add -C HEAD~14:.env HEAD", "git tag y HEAD~14:.env", "git update-ref refs/x/y HEAD~14:.env",
 		"git update-index --add --cacheinfo 100644," + blob + ",src/e", "git notes add -C " + blob + " HEAD",
 		"git tag y " + blob[:8], "git show HEAD~14", "git log -p -- .env", "git checkout HEAD~14 -- .env",
+		"git worktree add src/w HEAD~14", "git archive HEAD~14",
 	} {
 		ans := f.svc.Gate(t.Context(), GateRequest{LeaseID: lease, Call: ToolCall{Tool: "Bash", Input: map[string]any{"command": line}}, Client: "test", DryRun: true})
 		if ans.Verdict != VerdictDeny {
