@@ -51,8 +51,10 @@ type plainBuilder struct {
 	nargs, nredirs  int
 }
 
-func newPlainBuilder(src string, n *plainCounts, h *plainHead) *plainBuilder {
-	b := &plainBuilder{src: src, line: 1, commands: h.one[:]}
+// init readies b for src, whose nodes n counted. b lives on its caller's
+// stack: only the blocks it hands out are allocated.
+func (b *plainBuilder) init(src string, n *plainCounts, h *plainHead) {
+	*b = plainBuilder{src: src, line: 1, commands: h.one[:]}
 	b.simple = makeIf[plainWordNode](n.simpleWords)
 	b.words, b.parts = makeIf[syntax.Word](n.words), makeIf[syntax.WordPart](n.parts)
 	b.lits, b.sgls, b.dbls = makeIf[syntax.Lit](n.lits), makeIf[syntax.SglQuoted](n.sgls), makeIf[plainDbl](n.dbls)
@@ -62,7 +64,6 @@ func newPlainBuilder(src string, n *plainCounts, h *plainHead) *plainBuilder {
 	}
 	b.binaries = makeIf[plainBinary](n.binaries)
 	b.args = make([]*syntax.Word, n.args)
-	return b
 }
 
 // makeIf is make([]T, n), or nil for none: most lines need few kinds of node.
@@ -196,7 +197,8 @@ type plainOp struct {
 // redirections belong to their command's statement.
 func buildPlain(src string, n *plainCounts) *syntax.File {
 	h := &plainHead{}
-	b := newPlainBuilder(src, n, h)
+	var b plainBuilder
+	b.init(src, n, h)
 	stmts := h.stmt[:]
 	if n.stmts > 1 {
 		stmts = make([]*syntax.Stmt, n.stmts)
