@@ -112,6 +112,7 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 	case *syntax.TestClause:
 		a.testExpr(x.X, c)
 		a.words(x.X, c)
+		a.testMentions(x.X, c)
 	case *syntax.ArithmCmd:
 		a.arith(x.X, c)
 		a.words(x.X, c)
