@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // decodedTail is the part of decodedSecret after its prefix; the encoded
@@ -73,29 +72,7 @@ func holdsEncodedSecret(t *testing.T, w *wsEnv, line string, hidden []string) {
 	stdin := w.bash(line, "")
 	done := make(chan result, 1)
 	go func() { done <- w.hook("claude-code", stdin) }()
-	var pending []struct {
-		ID      string   `json:"approval_id"`
-		Summary string   `json:"summary"`
-		Reason  string   `json:"reason"`
-		Names   []string `json:"names"`
-	}
-	deadline := time.Now().Add(8 * time.Second)
-	for len(pending) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the call was never held")
-		}
-		select {
-		case r := <-done:
-			t.Fatalf("answered without a human: %+v", r)
-		default:
-		}
-		r := w.run("", "approvals", "--json")
-		if r.code != 0 {
-			t.Fatalf("approvals: %+v", r)
-		}
-		json.Unmarshal([]byte(r.stdout), &pending)
-	}
-	p := pending[0]
+	p := firstHeld(t, w, done)
 	shown := p.Summary + " " + p.Reason
 	for _, h := range hidden {
 		if strings.Contains(shown, h) {

@@ -104,29 +104,7 @@ func holdsSecret(t *testing.T, line, secret, tail string) {
 	})
 	done := make(chan result, 1)
 	go func() { done <- w.hook("claude-code", stdin) }()
-	var pending []struct {
-		ID      string   `json:"approval_id"`
-		Summary string   `json:"summary"`
-		Reason  string   `json:"reason"`
-		Names   []string `json:"names"`
-	}
-	deadline := time.Now().Add(8 * time.Second)
-	for len(pending) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the call was never held")
-		}
-		select {
-		case r := <-done:
-			t.Fatalf("answered without a human: %+v", r)
-		default:
-		}
-		r := w.run("", "approvals", "--json")
-		if r.code != 0 {
-			t.Fatalf("approvals: %+v", r)
-		}
-		json.Unmarshal([]byte(r.stdout), &pending)
-	}
-	p := pending[0]
+	p := firstHeld(t, w, done)
 	shown := p.Summary + " " + p.Reason
 	if strings.Contains(shown, tail) || !strings.Contains(shown, "[redacted]") || !strings.Contains(p.Reason, "credential") {
 		t.Errorf("the human is shown %q (names %v)", shown, p.Names)
@@ -153,4 +131,37 @@ func holdsSecret(t *testing.T, line, secret, tail string) {
 			}
 		}
 	}
+}
+
+// heldApproval is a pending approval as `approvals --json` lists it.
+type heldApproval struct {
+	ID      string   `json:"approval_id"`
+	Summary string   `json:"summary"`
+	Reason  string   `json:"reason"`
+	Names   []string `json:"names"`
+}
+
+// firstHeld waits until the hook call answering on done is held for a
+// human and returns the first pending approval; the call being answered
+// first fails the test.
+func firstHeld(t *testing.T, w *wsEnv, done <-chan result) heldApproval {
+	t.Helper()
+	var pending []heldApproval
+	deadline := time.Now().Add(8 * time.Second)
+	for len(pending) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the call was never held")
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("answered without a human: %+v", r)
+		default:
+		}
+		r := w.run("", "approvals", "--json")
+		if r.code != 0 {
+			t.Fatalf("approvals: %+v", r)
+		}
+		json.Unmarshal([]byte(r.stdout), &pending)
+	}
+	return pending[0]
 }
